@@ -1,0 +1,61 @@
+# xfab: one entry point. `make help` lists the targets.
+KDIR ?= /lib/modules/$(shell uname -r)/build
+MODDIRS := $(wildcard netfront netback blkfront blkback) tests/peer
+HELPERS_OUT ?= build/helpers
+UNIT_CFLAGS := -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
+	-fno-sanitize-recover=all -Icommon
+COMMON_SRC := $(wildcard common/*.c)
+UNIT_SRC := $(wildcard tests/unit/*.c)
+
+.PHONY: help modules helpers unit check check-full vm-check bench deps \
+	testbed-clean clean
+
+help:
+	@echo "make check          unit tests, 6.12 + 6.1 compile check, VM scenarios (CI)"
+	@echo "make bench          the appliance benchmark on the nested testbed"
+	@echo "make modules        build the kernel modules against KDIR ($(KDIR))"
+	@echo "make unit           userspace unit tests of common/ (ASan+UBSan)"
+	@echo "make vm-check SCENARIOS='001 002'  selected VM scenarios only"
+	@echo "make deps           install the host packages the testbed needs"
+	@echo "make testbed-clean  drop the cached testbed image and build chroots"
+
+modules:
+	@for d in $(MODDIRS); do \
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/$$d modules || exit 1; \
+	done
+
+helpers:
+	@mkdir -p $(HELPERS_OUT)
+	$(CC) -O2 -Wall -Wextra -Werror -o $(HELPERS_OUT)/xfab-xfer \
+		tests/vm/helpers/xfab-xfer.c -lm
+
+build/unit/xfab-unit: $(UNIT_SRC) $(COMMON_SRC) $(wildcard common/*.h tests/unit/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) -o $@ $(UNIT_SRC) $(COMMON_SRC)
+
+unit: build/unit/xfab-unit
+	./build/unit/xfab-unit
+
+deps:
+	tests/vm/deps.sh
+
+check:
+	tests/check.sh
+
+check-full:
+	XFAB_FULL=1 tests/check.sh
+
+vm-check:
+	tests/vm/run.py $(if $(SCENARIOS),--scenarios "$(SCENARIOS)")
+
+bench:
+	tests/bench/run.sh
+
+testbed-clean:
+	rm -rf $${XFAB_CACHE:-/var/cache/xfab}
+
+clean:
+	rm -rf build
+	@for d in $(MODDIRS); do \
+		[ -d $(KDIR) ] && $(MAKE) -C $(KDIR) M=$(CURDIR)/$$d clean >/dev/null; \
+	done; true

@@ -1,0 +1,79 @@
+#!/bin/bash
+# `make check`: the README's test command and what CI runs.
+#   1. host packages (installed when missing)
+#   2. userspace unit tests of common/ (ASan + UBSan), seconds
+#   3. every module compiled against Debian 13's 6.12 headers (in the
+#      testbed image chroot) and Debian 12's 6.1 headers (a build chroot)
+#   4. one testbed boot running the scenario suite
+# Ends with "N passed, N failed, N skipped" over all of them.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+passed=0 failed=0 skipped=0
+t0=$SECONDS
+stage() { printf '\n=== %s (%ds)\n' "$*" $((SECONDS - t0)); }
+count() {
+	passed=$((passed + $1)) failed=$((failed + $2)) skipped=$((skipped + ${3:-0}))
+}
+finish() {
+	printf '\ncheck took %dm%02ds\n' $(((SECONDS - t0) / 60)) $(((SECONDS - t0) % 60))
+	echo "$passed passed, $failed failed, $skipped skipped"
+	[ "$failed" = 0 ]
+	exit
+}
+
+stage "host packages"
+tests/vm/deps.sh || { count 0 1; finish; }
+
+stage "unit tests (common/, ASan+UBSan)"
+out=$(make -s unit 2>&1)
+echo "$out"
+line=$(echo "$out" | grep -E '^unit: [0-9]+ passed, [0-9]+ failed' | tail -n 1)
+if [ -n "$line" ]; then
+	set -- $(echo "$line" | grep -oE '[0-9]+')
+	count "$1" "$2"
+else
+	echo "unit tests did not run to completion"
+	count 0 1
+fi
+
+stage "testbed image (cached; cold build takes a few minutes)"
+image=$(tests/vm/image.sh) || { count 0 1; finish; }
+
+compile_check() {
+	local label=$1 chroot=$2 out
+	out=$(mktemp -d)
+	if tests/vm/kbuild.sh "$chroot" "$out" --no-helpers; then
+		echo "PASS compile $label"
+		count 1 0
+	else
+		echo "FAIL compile $label"
+		count 0 1
+	fi
+	rm -rf "$out"
+}
+stage "compile against Debian 13 (6.12) headers"
+compile_check "linux 6.12 (Debian 13)" "$image/chroot"
+stage "compile against Debian 12 (6.1) headers"
+if bw=$(tests/vm/build-chroot.sh bookworm); then
+	compile_check "linux 6.1 (Debian 12)" "$bw"
+else
+	count 0 1
+fi
+
+stage "testbed scenarios (one boot)"
+scen_args=()
+[ -n "${SCENARIOS:-}" ] && scen_args=(--scenarios "$SCENARIOS")
+tests/vm/run.py "${scen_args[@]}"
+summary=$(ls -td results/vm-*/ 2>/dev/null | head -n 1)
+if [ -n "$summary" ] && [ -f "$summary/summary.txt" ]; then
+	p=$(grep -cE '^  PASS ' "$summary/summary.txt")
+	f=$(grep -cE '^  (FAIL|ERROR) ' "$summary/summary.txt")
+	s=$(grep -cE '^  SKIP ' "$summary/summary.txt")
+	count "$p" "$f" "$s"
+	grep -q '^  run: ERROR' "$summary/summary.txt" && count 0 1
+else
+	echo "no testbed summary written"
+	count 0 1
+fi
+finish

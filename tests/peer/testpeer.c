@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * xfab_testpeer: the testbed's helper module.
+ *
+ * Today it proves the module pipeline end to end: it is built in the image
+ * chroot against that image's headers (and against Debian 12's), loaded in
+ * dom0 and in a domU by scenario 002, and at load time it
+ *   - runs the common/ ring accounting checks inside the kernel,
+ *   - grants a page to dom0 read-only and revokes the grant,
+ *   - registers a xenbus frontend driver (for a device type no toolstack
+ *     creates, so it never binds).
+ * The outcome is in /sys/module/xfab_testpeer/parameters/report. It will
+ * grow into the hostile peer that feeds bad rings to the drivers.
+ */
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/gfp.h>
+#include <linux/mm.h>
+#include <xen/xen.h>
+#include <xen/page.h>
+#include <xen/grant_table.h>
+#include <xen/xenbus.h>
+#include "xfab_compat.h"
+#include "xfab_ring.h"
+
+static char report[160];
+module_param_string(report, report, sizeof(report), 0444);
+MODULE_PARM_DESC(report, "Outcome of the load-time checks (read-only)");
+
+/* A few hostile and normal cases; the full set runs in userspace. */
+static int ring_checks(void)
+{
+	u32 n = 0;
+	int bad = 0;
+
+	bad += xfab_ring_reqs_pending(256, 10, 0, 0, &n) != 0 || n != 10;
+	bad += xfab_ring_reqs_pending(256, 257, 0, 0, &n) != -EOVERFLOW;
+	bad += xfab_ring_reqs_pending(256, 5, 0xfffffff0u, 0xffffffe0u, &n) != 0 ||
+	       n != 21;
+	bad += xfab_ring_rsps_pending(32, 4, 0, 3, &n) != -EOVERFLOW;
+	bad += xfab_ring_slots(0, 64, 112) != 32;
+	bad += !xfab_ring_need_kick(0xfffffffeu, 2, 0);
+	return bad;
+}
+
+/* Grant one page to dom0 and take the grant back. */
+static int grant_check(void)
+{
+	struct page *pg = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	int ref, ret = 0;
+
+	if (!pg)
+		return -ENOMEM;
+	ref = gnttab_grant_foreign_access(0, xen_page_to_gfn(pg), 1);
+	if (ref < 0) {
+		ret = ref;
+	} else if (!gnttab_end_foreign_access_ref(ref)) {
+		/* dom0 cannot have mapped it; if it did, leak the page. */
+		return -EBUSY;
+	} else {
+		gnttab_free_grant_reference(ref);
+	}
+	__free_page(pg);
+	return ret;
+}
+
+static const struct xenbus_device_id testpeer_ids[] = {
+	{ "xfab-testpeer" },
+	{ "" }
+};
+
+static int testpeer_probe(struct xenbus_device *dev,
+			  const struct xenbus_device_id *id)
+{
+	return -ENODEV;
+}
+
+static void testpeer_remove(struct xenbus_device *dev)
+{
+}
+
+static void testpeer_otherend_changed(struct xenbus_device *dev,
+				      enum xenbus_state state)
+{
+}
+
+static struct xenbus_driver testpeer_driver = {
+	.ids = testpeer_ids,
+	.probe = testpeer_probe,
+	.remove = testpeer_remove,
+	.otherend_changed = testpeer_otherend_changed,
+};
+
+static bool registered;
+
+static int __init testpeer_init(void)
+{
+	int ring_bad, grant, reg = -ENODEV;
+
+	if (!xen_domain())
+		return -ENODEV;
+	ring_bad = ring_checks();
+	grant = grant_check();
+	reg = xenbus_register_frontend(&testpeer_driver);
+	registered = reg == 0;
+	snprintf(report, sizeof(report), "xen=%s dom0=%d ring=%s grant=%d xenbus=%d",
+		 xen_pv_domain() ? "pv" : "hvm", xen_initial_domain() ? 1 : 0,
+		 ring_bad ? "bad" : "ok", grant, reg);
+	pr_info("xfab_testpeer: %s\n", report);
+	return 0;
+}
+
+static void __exit testpeer_exit(void)
+{
+	if (registered)
+		xenbus_unregister_driver(&testpeer_driver);
+}
+
+module_init(testpeer_init);
+module_exit(testpeer_exit);
+MODULE_DESCRIPTION("xfab testbed helper: module pipeline probe, future hostile peer");
+MODULE_LICENSE("Dual MIT/GPL");

@@ -1,0 +1,21 @@
+#!/bin/bash
+# Install the host packages the build, the unit tests and the nested
+# testbed need, from Debian's archive. Quiet when everything is there.
+set -euo pipefail
+pkgs="qemu-system-x86 qemu-utils debootstrap e2fsprogs zstd xz-utils cpio
+	gcc make libc6-dev libxen-dev python3 util-linux"
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "deps.sh: missing packages:$missing; run as root (or apt-get install them)" >&2
+	exit 1
+fi
+echo "[deps] installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends $missing
+echo "[deps] done"

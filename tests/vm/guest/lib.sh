@@ -1,0 +1,175 @@
+# Helpers for the numbered scenarios (sourced in dom0; bash).
+#
+# A scenario starts domUs from the xl configs in /xfab/xl, drives them
+# through the xenstore agent in their init (so commands reach a domU even
+# while its network driver is down or reloading), records figures and
+# ends with pass / fail / skip / error.
+
+XFAB=${XFAB:-/xfab}
+export PATH=$XFAB/helpers:$PATH
+W=${W:-/var/xfab}
+XFAB_SCEN=${XFAB_SCEN:-adhoc}
+OUT=$W/out/$XFAB_SCEN
+
+log() { echo "$(date +%T) $*"; }
+_end() {
+	echo "$2" >"$OUT.reason"
+	log "$3: $2"
+	exit "$1"
+}
+pass() { _end 0 "${1:-}" PASS; }
+fail() { _end 1 "$1" FAIL; }
+skip() { _end 77 "$1" SKIP; }
+# The testbed, not the code under test, is at fault.
+error() { _end 3 "$1" ERROR; }
+
+figure() {
+	echo "$1 $2" >>"$OUT.figs"
+	log "figure $1 = $2"
+}
+
+# Run a dom0 command, fail the scenario with its output if it fails.
+must() {
+	local out
+	if ! out=$("$@" 2>&1); then
+		echo "$out"
+		fail "'$*' failed: $(echo "$out" | tail -n 1)"
+	fi
+	[ -n "$out" ] && echo "$out"
+	return 0
+}
+
+domu_id() { xl domid "$1" 2>/dev/null; }
+
+# domu_start NAME [--ip A.B.C.D/N] [--mac MAC] [--mods m1,m2] [--disk SPEC]
+#            [--vcpus N] [--mem MB] [--novif] [xl overrides...]
+# Boots a PV domU from $XFAB/xl/domu.cfg and waits until its agent answers.
+# --mods names the frontend modules its init loads explicitly (stock names
+# come from the base initramfs, xfab ones from this run's modules).
+domu_start() {
+	local name=$1 ip=10.0.0.2/24 mac=00:16:3e:00:00:02 mods=xen-netfront,xen-blkfront
+	local vcpus=2 mem=512 disks="" vif=1 extra_xl=() id i
+	shift
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--ip) ip=$2 && shift ;;
+		--mac) mac=$2 && shift ;;
+		--mods) mods=$2 && shift ;;
+		--disk) disks="$disks${disks:+,}'$2'" && shift ;;
+		--vcpus) vcpus=$2 && shift ;;
+		--mem) mem=$2 && shift ;;
+		--novif) vif=0 ;;
+		*) extra_xl+=("$1") ;;
+		esac
+		shift
+	done
+	local vifs="[]"
+	[ $vif = 1 ] && vifs="['mac=$mac,bridge=xenbr0']"
+	echo "$name" >>"$W/expected-domains"
+	_stream_console "$name"
+	log "xl create $name (mods=$mods ip=$ip disks=[$disks])"
+	must xl create "$XFAB/xl/domu.cfg" "name=\"$name\"" "vcpus=$vcpus" \
+		"memory=$mem" "vif=$vifs" "disk=[$disks]" \
+		"extra=\"console=hvc0 xfab.mods=$mods xfab.ip=$ip\"" "${extra_xl[@]}"
+	id=$(domu_id "$name") || error "domain $name vanished right after xl create"
+	for i in $(seq 240); do
+		[ "$(xenstore-read "/local/domain/$id/data/xfab/ready" 2>/dev/null)" = 1 ] &&
+			{ log "$name (domid $id) ready after $((i / 2))s"; return 0; }
+		domu_id "$name" >/dev/null || error "domain $name died while booting"
+		sleep 0.5
+	done
+	error "domain $name: agent not ready after 120s (boot stalled)"
+}
+
+_stream_console() {
+	local f=/var/log/xen/console/guest-$1.log
+	touch "$f"
+	tail -n 0 -F "$f" 2>/dev/null | sed -u "s/^/[$1] /" >/dev/console &
+	echo $! >>"$W/tails"
+}
+
+# domu_exec NAME TIMEOUT COMMAND: run COMMAND with sh in the domU, print
+# the last 3000 bytes of its output, return its exit status.
+domu_exec() {
+	local name=$1 tmo=$2 cmd=$3 id base seq i
+	id=$(domu_id "$name") || error "domain $name is gone"
+	base=/local/domain/$id/data/xfab
+	seq=$(($(xenstore-read "$base/req") + 1))
+	xenstore-write "$base/cmd" "$cmd"
+	xenstore-write "$base/req" "$seq"
+	for i in $(seq $((tmo * 4))); do
+		if [ "$(xenstore-read "$base/done" 2>/dev/null)" = "$seq" ]; then
+			xenstore-read "$base/out"
+			return "$(xenstore-read "$base/rc")"
+		fi
+		sleep 0.25
+	done
+	domu_id "$name" >/dev/null || error "domain $name died while running: $cmd"
+	fail "domain $name: '$cmd' did not finish within ${tmo}s"
+}
+
+# Like domu_exec, but a non-zero exit fails the scenario.
+domu_must() {
+	local out rc
+	out=$(domu_exec "$@")
+	rc=$?
+	echo "$out"
+	[ $rc = 0 ] || fail "in $1: '$3' exited $rc: $(echo "$out" | tail -n 1)"
+}
+
+domu_destroy() {
+	xl destroy "$1" 2>&1
+	sed -i "/^$1\$/d" "$W/expected-domains" 2>/dev/null
+}
+
+# Domains the scenario started and did not destroy that are gone.
+lib_dead_domains() {
+	local d
+	[ -f "$W/expected-domains" ] || return 0
+	for d in $(cat "$W/expected-domains"); do
+		domu_id "$d" >/dev/null || printf '%s ' "$d"
+	done
+}
+
+lib_cleanup_domains() {
+	local d
+	for d in $(xl list | awk 'NR > 2 { print $1 }'); do
+		xl destroy "$d" >/dev/null 2>&1
+	done
+	[ -f "$W/tails" ] && kill $(cat "$W/tails") 2>/dev/null
+	rm -f "$W/tails" "$W/expected-domains"
+}
+
+# Record what a domain's devices negotiated: every feature-*, multi-queue,
+# ring and event-channel key of both ends, as figures xs.<dev>.<end>.<key>.
+xs_features() {
+	local id=$1 dev end path k v
+	for dev in vif vbd; do
+		for end in front back; do
+			if [ $end = front ]; then
+				path=/local/domain/$id/device/$dev
+			else
+				path=/local/domain/0/backend/$dev/$id
+			fi
+			xenstore-ls -f "$path" 2>/dev/null |
+				grep -E '/(feature-[^/]*|multi-queue-[^/]*|ring-page-order|max-ring-page-order|mtu|request-rx-copy|sector-size|mode|state) = ' |
+				while IFS= read -r line; do
+					k=${line%% = *}
+					v=${line#* = }
+					v=${v//\"/}
+					k=${k#"$path"/}
+					figure "xs.$dev.$end.${k//\//.}" "$v"
+				done
+		done
+	done
+}
+
+# Load a dom0 backend module by name: stock modules from the kernel's tree,
+# xfab ones (file names ending in .ko) from this run's build.
+load_backend() {
+	if [ -f "$XFAB/modules/$1.ko" ]; then
+		must insmod "$XFAB/modules/$1.ko"
+	else
+		must modprobe "$1"
+	fi
+}

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * xfab-xfer: a TCP transfer with end-to-end checksums, for the testbed.
+ *
+ *   xfab-xfer send HOST PORT BYTES SEED   stream BYTES of seeded data
+ *   xfab-xfer recv PORT                   accept one stream, read to EOF
+ *   xfab-xfer gen BYTES SEED              the same data to stdout
+ *
+ * Every mode prints one line "bytes=N sha256=HEX secs=S mbit=M" (to stderr
+ * for gen, to stdout otherwise): the scenario compares the sender's and
+ * the receiver's line. The data is a xorshift stream, so no side needs to
+ * store it and both ends can regenerate it from the seed.
+ *
+ * SHA-256 is implemented here (FIPS 180-4); its round constants are
+ * derived at start-up from the primes, and `xfab-xfer gen` piped into the
+ * system's sha256sum checks the implementation in every run.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+struct sha256 {
+	uint32_t h[8];
+	uint8_t buf[64];
+	uint64_t len;
+	unsigned int fill;
+};
+
+static uint32_t K[64], H0[8];
+
+/* First 32 bits of the fractional part of x. */
+static uint32_t frac32(long double x)
+{
+	return (uint32_t)((x - floorl(x)) * 4294967296.0L);
+}
+
+static void sha_constants(void)
+{
+	int n = 0, p;
+
+	for (p = 2; n < 64; p++) {
+		int d, prime = 1;
+
+		for (d = 2; d * d <= p; d++)
+			if (p % d == 0)
+				prime = 0;
+		if (!prime)
+			continue;
+		if (n < 8)
+			H0[n] = frac32(sqrtl(p));
+		K[n++] = frac32(cbrtl(p));
+	}
+}
+
+static uint32_t ror(uint32_t x, int n)
+{
+	return (x >> n) | (x << (32 - n));
+}
+
+static void sha_block(struct sha256 *s, const uint8_t *p)
+{
+	uint32_t w[64], v[8], t1, t2;
+	int i;
+
+	for (i = 0; i < 16; i++)
+		w[i] = (uint32_t)p[4 * i] << 24 | p[4 * i + 1] << 16 |
+		       p[4 * i + 2] << 8 | p[4 * i + 3];
+	for (; i < 64; i++)
+		w[i] = w[i - 16] + w[i - 7] +
+		       (ror(w[i - 15], 7) ^ ror(w[i - 15], 18) ^ (w[i - 15] >> 3)) +
+		       (ror(w[i - 2], 17) ^ ror(w[i - 2], 19) ^ (w[i - 2] >> 10));
+	memcpy(v, s->h, sizeof(v));
+	for (i = 0; i < 64; i++) {
+		t1 = v[7] + (ror(v[4], 6) ^ ror(v[4], 11) ^ ror(v[4], 25)) +
+		     ((v[4] & v[5]) ^ (~v[4] & v[6])) + K[i] + w[i];
+		t2 = (ror(v[0], 2) ^ ror(v[0], 13) ^ ror(v[0], 22)) +
+		     ((v[0] & v[1]) ^ (v[0] & v[2]) ^ (v[1] & v[2]));
+		memmove(v + 1, v, 7 * sizeof(v[0]));
+		v[4] += t1;
+		v[0] = t1 + t2;
+	}
+	for (i = 0; i < 8; i++)
+		s->h[i] += v[i];
+}
+
+static void sha_init(struct sha256 *s)
+{
+	memcpy(s->h, H0, sizeof(s->h));
+	s->len = 0;
+	s->fill = 0;
+}
+
+static void sha_update(struct sha256 *s, const uint8_t *p, size_t n)
+{
+	s->len += n;
+	if (s->fill) {
+		while (n && s->fill < 64) {
+			s->buf[s->fill++] = *p++;
+			n--;
+		}
+		if (s->fill < 64)
+			return;
+		sha_block(s, s->buf);
+		s->fill = 0;
+	}
+	for (; n >= 64; n -= 64, p += 64)
+		sha_block(s, p);
+	memcpy(s->buf, p, n);
+	s->fill = n;
+}
+
+static void sha_final(struct sha256 *s, char hex[65])
+{
+	uint64_t bits = s->len * 8;
+	uint8_t pad = 0x80, len[8];
+	int i;
+
+	sha_update(s, &pad, 1);
+	pad = 0;
+	while (s->fill != 56)
+		sha_update(s, &pad, 1);
+	for (i = 0; i < 8; i++)
+		len[i] = bits >> (56 - 8 * i);
+	sha_update(s, len, 8);
+	for (i = 0; i < 8; i++)
+		sprintf(hex + 8 * i, "%08x", s->h[i]);
+}
+
+static void fill(uint64_t *st, uint8_t *buf, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		*st ^= *st << 13;
+		*st ^= *st >> 7;
+		*st ^= *st << 17;
+		memcpy(buf + i, st, 8);
+	}
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void report(FILE *f, uint64_t bytes, struct sha256 *s, double t0)
+{
+	char hex[65];
+	double secs = now() - t0;
+
+	sha_final(s, hex);
+	fprintf(f, "bytes=%llu sha256=%s secs=%.2f mbit=%.1f\n",
+		(unsigned long long)bytes, hex, secs,
+		secs > 0 ? bytes * 8 / secs / 1e6 : 0);
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t r = write(fd, p, n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		p += r;
+		n -= r;
+	}
+	return 0;
+}
+
+static uint64_t parse_size(const char *s)
+{
+	char *end;
+	uint64_t v = strtoull(s, &end, 0);
+
+	switch (*end) {
+	case 'G': v <<= 10; /* fall through */
+	case 'M': v <<= 10; /* fall through */
+	case 'K': v <<= 10; break;
+	case 0: break;
+	default:
+		fprintf(stderr, "xfab-xfer: bad size '%s'\n", s);
+		exit(2);
+	}
+	return v & ~7ull;	/* the generator works in 8-byte words */
+}
+
+/* Stream 'bytes' of seeded data to fd; checksum what was written. */
+static int produce(int fd, uint64_t bytes, uint64_t seed, FILE *rep)
+{
+	static uint8_t buf[1 << 16];
+	uint64_t st = seed ? seed : 1, left = bytes;
+	struct sha256 s;
+	double t0 = now();
+
+	sha_init(&s);
+	while (left) {
+		size_t n = left < sizeof(buf) ? left : sizeof(buf);
+
+		fill(&st, buf, n);
+		sha_update(&s, buf, n);
+		if (write_all(fd, buf, n)) {
+			perror("xfab-xfer: write");
+			return 1;
+		}
+		left -= n;
+	}
+	report(rep, bytes, &s, t0);
+	return 0;
+}
+
+static int do_send(const char *host, const char *port, uint64_t bytes, uint64_t seed)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai;
+	int fd, tries;
+
+	if (getaddrinfo(host, port, &hints, &ai)) {
+		fprintf(stderr, "xfab-xfer: cannot resolve %s:%s\n", host, port);
+		return 2;
+	}
+	/* The receiver may still be starting: retry for a few seconds. */
+	for (tries = 0; tries < 50; tries++) {
+		fd = socket(ai->ai_family, SOCK_STREAM, 0);
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+			break;
+		close(fd);
+		fd = -1;
+		usleep(200000);
+	}
+	freeaddrinfo(ai);
+	if (fd < 0) {
+		perror("xfab-xfer: connect");
+		return 1;
+	}
+	if (produce(fd, bytes, seed, stdout))
+		return 1;
+	return close(fd) ? 1 : 0;
+}
+
+static int do_recv(const char *port)
+{
+	static uint8_t buf[1 << 16];
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	int one = 1, ls, fd;
+	uint64_t total = 0;
+	struct sha256 s;
+	double t0;
+	ssize_t r;
+
+	a.sin_port = htons(atoi(port));
+	ls = socket(AF_INET, SOCK_STREAM, 0);
+	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(ls, (struct sockaddr *)&a, sizeof(a)) || listen(ls, 1)) {
+		perror("xfab-xfer: bind/listen");
+		return 1;
+	}
+	fd = accept(ls, NULL, NULL);
+	if (fd < 0) {
+		perror("xfab-xfer: accept");
+		return 1;
+	}
+	sha_init(&s);
+	t0 = now();
+	while ((r = read(fd, buf, sizeof(buf))) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			perror("xfab-xfer: read");
+			return 1;
+		}
+		sha_update(&s, buf, r);
+		total += r;
+	}
+	report(stdout, total, &s, t0);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	sha_constants();
+	if (argc == 6 && !strcmp(argv[1], "send"))
+		return do_send(argv[2], argv[3], parse_size(argv[4]),
+			       strtoull(argv[5], NULL, 0));
+	if (argc == 3 && !strcmp(argv[1], "recv"))
+		return do_recv(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "gen"))
+		return produce(1, parse_size(argv[2]), strtoull(argv[3], NULL, 0),
+			       stderr);
+	fprintf(stderr, "usage: xfab-xfer send HOST PORT BYTES SEED | recv PORT | gen BYTES SEED\n");
+	return 2;
+}

@@ -1,0 +1,79 @@
+#!/bin/bash
+# Runs inside the image chroot. Builds /opt/xfab/domu-base.cpio: the part of
+# a PV domU's initramfs root that does not change between runs (busybox, the
+# workload tools with their libraries, the stock frontend modules).
+#
+# Why an initramfs root and not a disk: every vbd a domU sees is then a disk
+# under test, so a block frontend (stock or xfab) can own all of them; and
+# the domU boots in seconds with no udev or systemd to wait for. The
+# per-run part (init, agent, xfab modules) is a second cpio appended by the
+# runner in dom0.
+set -euo pipefail
+kver=$(ls /lib/modules | sort -V | tail -n 1)
+root=/opt/xfab/domu-base
+rm -rf "$root"
+mkdir -p "$root"/{usr/bin,usr/sbin,usr/lib,usr/lib64,proc,sys,dev,tmp,run,mnt,etc,root,var/tmp}
+for d in bin sbin lib lib64; do
+	ln -sfn usr/$d "$root/$d"
+done
+
+copy_file() {
+	# Copy a file to the same path inside $root, resolving symlinks in its
+	# directory part (usrmerge) but keeping the last component's name.
+	local src=$1 real
+	real=$(readlink -f "$src")
+	mkdir -p "$root$(dirname "$real")"
+	cp -L "$real" "$root$real"
+	if [ "$(basename "$src")" != "$(basename "$real")" ]; then
+		ln -sf "$(basename "$real")" "$root$(dirname "$real")/$(basename "$src")"
+	fi
+}
+
+copy_bin() {
+	local b path lib
+	for b in "$@"; do
+		path=$(command -v "$b") || { echo "mk-domu-base: $b not found" >&2; exit 1; }
+		copy_file "$path"
+		[ "$(readlink -f "$path")" = "$path" ] ||
+			ln -sf "$(readlink -f "$path")" "$root$path" 2>/dev/null || true
+		for lib in $(ldd "$path" 2>/dev/null | grep -o '/[^ ]*'); do
+			[ -e "$root$lib" ] || copy_file "$lib"
+		done
+	done
+}
+
+copy_bin busybox kmod ip ethtool netperf netserver iperf3 fio iozone \
+	xenstore-read xenstore-write xenstore-watch xenstore-exists xenstore-rm \
+	xenstore-ls xenstore-chmod mke2fs e2fsck blkdiscard
+# The xenstore client tools are one program that looks at its name.
+for t in read write watch exists rm ls chmod; do
+	[ -e "$root/usr/bin/xenstore-$t" ] || ln -sf xenstore "$root/usr/bin/xenstore-$t"
+done
+ln -sf mke2fs "$root/usr/sbin/mkfs.ext4"
+for t in insmod rmmod modprobe lsmod depmod modinfo; do
+	ln -sf /usr/bin/kmod "$root/usr/sbin/$t"
+done
+# busybox provides everything else (sh, mount, dd, sha256sum, ping, ...);
+# links go in /usr/bin only where no real tool sits.
+for a in $(busybox --list); do
+	[ -e "$root/usr/bin/$a" ] || [ -e "$root/usr/sbin/$a" ] ||
+		ln -s busybox "$root/usr/bin/$a"
+done
+
+# Stock frontends and what ext4 and the reference RAM disk need, with deps.
+mods="xen-netfront xen-blkfront ext4 brd crc32c_generic"
+for m in $mods; do
+	modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
+done | sort -u | while read -r f; do
+	mkdir -p "$root$(dirname "$f")"
+	cp "$f" "$root$f"
+done
+cp /lib/modules/"$kver"/modules.{order,builtin,builtin.modinfo} "$root/lib/modules/$kver/" 2>/dev/null || true
+depmod -b "$root" "$kver"
+
+echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
+echo "root:x:0:" >"$root/etc/group"
+printf '127.0.0.1 localhost\n' >"$root/etc/hosts"
+
+(cd "$root" && find . | cpio -o -H newc --quiet) >/opt/xfab/domu-base.cpio
+echo "domu-base.cpio: $(du -m /opt/xfab/domu-base.cpio | cut -f1) MiB, kernel $kver"

@@ -1,0 +1,294 @@
+#!/usr/bin/env python3
+"""Run numbered scenarios on the nested Xen testbed (host side).
+
+Builds (or finds) the cached image, builds this tree's modules and helpers
+in the image chroot, packs them with the guest scripts onto a per-run disk,
+boots Xen + dom0 under QEMU TCG (-cpu Nehalem: see TESTBED-NOTES), reads
+the verdict from its own channel (a virtio serial port, never the console),
+and writes a results directory:
+
+  serial.log             Xen, dom0 and (prefixed) domU consoles
+  channel.log            the raw results channel
+  meta.json              machine record: Xen, kernel, QEMU, CPU, vCPUs, memory
+  scenarios/NNN-x.json   status, seconds, reason, figures, offending lines
+  summary.txt            one screen; also printed
+
+Exit status: 0 all PASS/SKIP, 1 a FAIL, 2 an ERROR (sick testbed, stall).
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+DEFAULT_SCENARIOS = "001 002"
+# Lines in any console that mean the testbed itself is sick (TESTBED-NOTES):
+# processes dying in libc, traps. Kernel splats are caught per scenario by
+# the dom0 runner; this host-side scan also catches what falls between.
+SICK = re.compile(r"segfault at|traps:|Kernel panic|general protection fault")
+XEN_CMDLINE = ("console=com1 com1=115200,8n1 dom0_mem=1024M,max:1024M "
+               "dom0_max_vcpus=2 loglvl=all guest_loglvl=all")
+DOM0_CMDLINE = "root=/dev/vda rw console=hvc0 earlyprintk=xen xfab.run=1"
+
+
+def log(msg):
+    print(f"[vm {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, **kw)
+
+
+def build_image():
+    out = subprocess.run([os.path.join(HERE, "image.sh")], check=True,
+                         stdout=subprocess.PIPE, text=True)
+    return out.stdout.strip().splitlines()[-1]
+
+
+def make_run_disk(image, workdir, scenarios, scen_timeout):
+    """The per-run disk: guest scripts, scenarios, xl configs, modules."""
+    rundir = os.path.join(workdir, "rundisk")
+    for sub in ("guest", "scenarios", "xl"):
+        shutil.copytree(os.path.join(HERE, sub), os.path.join(rundir, sub))
+    log("building modules and helpers in the image chroot")
+    sh([os.path.join(HERE, "kbuild.sh"), os.path.join(image, "chroot"), rundir])
+    with open(os.path.join(rundir, "run.conf"), "w") as f:
+        f.write(f'SCENARIOS="{scenarios}"\nSCEN_TIMEOUT={scen_timeout}\n')
+    img = os.path.join(workdir, "run.img")
+    sh(["mkfs.ext4", "-q", "-F", "-L", "xfabrun", "-d", rundir, img, "128M"])
+    return img
+
+
+def qemu_version():
+    out = subprocess.run(["qemu-system-x86_64", "--version"],
+                         stdout=subprocess.PIPE, text=True).stdout
+    return out.splitlines()[0] if out else "unknown"
+
+
+def qemu_cmd(image, workdir, results, vcpus, mem_mb):
+    overlay = os.path.join(workdir, "root.qcow2")
+    scratch = os.path.join(workdir, "scratch.qcow2")
+    sh(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b",
+        os.path.join(image, "rootfs.img"), overlay])
+    sh(["qemu-img", "create", "-q", "-f", "qcow2", scratch, "4G"])
+    # A comma inside the multiboot module command line must be doubled.
+    dom0 = f"{image}/vmlinuz {DOM0_CMDLINE}".replace(",", ",,")
+    return [
+        "qemu-system-x86_64", "-machine", "pc",
+        "-accel", "tcg,thread=multi,tb-size=1024", "-cpu", "Nehalem",
+        "-smp", str(vcpus), "-m", str(mem_mb),
+        "-display", "none", "-vga", "none", "-monitor", "none", "-parallel", "none", "-no-reboot", "-nic", "none",
+        "-serial", f"file:{results}/serial.log",
+        "-device", "virtio-serial-pci",
+        "-chardev", f"file,id=res,path={results}/channel.log",
+        "-device", "virtserialport,chardev=res,name=org.xfab.results",
+        "-drive", f"file={overlay},if=virtio,format=qcow2,cache=unsafe",
+        "-drive", f"file={workdir}/run.img,if=virtio,format=raw,cache=unsafe",
+        "-drive", f"file={scratch},if=virtio,format=qcow2,cache=unsafe",
+        "-kernel", f"{image}/xen", "-append", XEN_CMDLINE,
+        "-initrd", f"{dom0},{image}/initrd.img",
+    ]
+
+
+class Channel:
+    """Incremental reader of the results channel and of the serial log."""
+
+    def __init__(self, results, verbose):
+        self.results = results
+        self.verbose = verbose
+        self.pos = {"channel.log": 0, "serial.log": 0}
+        self.partial = {"channel.log": "", "serial.log": ""}
+        self.meta = {}
+        self.scen = {}
+        self.order = []
+        self.done = False
+        self.last_event = time.time()
+        self.sick = []
+
+    def _read(self, name):
+        path = os.path.join(self.results, name)
+        try:
+            with open(path, "rb") as f:
+                f.seek(self.pos[name])
+                data = f.read()
+        except FileNotFoundError:
+            return []
+        self.pos[name] += len(data)
+        text = self.partial[name] + data.decode("utf-8", "replace")
+        lines = text.split("\n")
+        self.partial[name] = lines.pop()
+        return [ln.rstrip("\r") for ln in lines]
+
+    def poll(self):
+        for ln in self._read("serial.log"):
+            if SICK.search(ln):
+                self.sick.append(ln.strip())
+            if self.verbose or "xfab-run:" in ln or "@@" in ln:
+                print("  | " + ln, flush=True)
+        for ln in self._read("channel.log"):
+            self.last_event = time.time()
+            self._event(ln)
+
+    def _event(self, ln):
+        parts = ln.split(" ", 3)
+        kind = parts[0]
+        if kind == "@@meta" and len(parts) >= 2:
+            self.meta[parts[1]] = ln.split(" ", 2)[2] if len(parts) > 2 else ""
+        elif kind == "@@begin":
+            name = parts[1]
+            self.order.append(name)
+            self.scen[name] = {"name": name, "status": "ERROR",
+                               "reason": "scenario did not finish",
+                               "figures": {}, "xenstore": {}, "lines": []}
+            log(f"scenario {name} started")
+        elif kind == "@@fig" and len(parts) >= 3:
+            s = self.scen.setdefault(parts[1], {"figures": {}, "xenstore": {}})
+            key, val = parts[2], parts[3] if len(parts) > 3 else ""
+            if key.startswith("xs."):
+                s["xenstore"][key[3:]] = val
+            else:
+                s["figures"][key] = num(val)
+        elif kind == "@@line" and len(parts) >= 3:
+            self.scen[parts[1]]["lines"].append(ln.split(" ", 2)[2])
+        elif kind == "@@end":
+            f = ln.split(" ", 4)
+            s = self.scen[f[1]]
+            s["status"], s["seconds"] = f[2], num(f[3])
+            s["reason"] = f[4] if len(f) > 4 else ""
+            log(f"scenario {f[1]}: {s['status']} ({f[3]}s) {s['reason']}")
+        elif kind == "@@done":
+            self.done = True
+
+
+def num(v):
+    try:
+        return int(v)
+    except ValueError:
+        try:
+            return float(v)
+        except ValueError:
+            return v
+
+
+def run_vm(cmd, chan, args):
+    log("booting Xen + dom0 under QEMU TCG (-cpu Nehalem)")
+    with open(os.path.join(chan.results, "qemu.log"), "w") as qlog:
+        proc = subprocess.Popen(cmd, stdout=qlog, stderr=subprocess.STDOUT)
+    t0 = time.time()
+    verdict = None
+    try:
+        while True:
+            time.sleep(0.5)
+            chan.poll()
+            if chan.done:
+                break
+            if proc.poll() is not None:
+                verdict = f"QEMU exited ({proc.returncode}) before the verdict"
+                break
+            if not chan.meta and time.time() - t0 > args.boot_timeout:
+                verdict = f"boot stalled: dom0 runner silent for {args.boot_timeout}s"
+                break
+            if time.time() - chan.last_event > args.scen_timeout + 120:
+                verdict = "run stalled: no results for %ds" % (args.scen_timeout + 120)
+                break
+    finally:
+        # The verdict is out (or never will be): do not wait for a clean
+        # poweroff, a sick guest can hang in shutdown.
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        chan.poll()
+    log(f"VM stopped after {time.time() - t0:.0f}s")
+    return verdict
+
+
+def write_results(chan, results, verdict, scenarios, extra_meta):
+    os.makedirs(os.path.join(results, "scenarios"), exist_ok=True)
+    meta = dict(chan.meta, **extra_meta)
+    for name in scenarios.split():
+        if not any(o.startswith(name) for o in chan.order):
+            chan.order.append(name)
+            chan.scen[name] = {"name": name, "status": "ERROR",
+                               "reason": verdict or "never started",
+                               "figures": {}, "xenstore": {}, "lines": []}
+    for name in chan.order:
+        s = chan.scen[name]
+        if chan.sick and s["status"] != "SKIP":
+            # Host-side scan: a trap anywhere makes the whole run suspect.
+            s["status"] = "ERROR"
+            s["reason"] = "sick testbed: " + chan.sick[0][:160]
+            s["lines"] = s["lines"] + chan.sick[:10]
+        with open(os.path.join(results, "scenarios", name + ".json"), "w") as f:
+            json.dump(s, f, indent=2)
+    with open(os.path.join(results, "meta.json"), "w") as f:
+        json.dump(meta, f, indent=2)
+    lines = [f"xfab testbed run {os.path.basename(results)}",
+             f"  xen {meta.get('xen', '?')}  kernel {meta.get('kernel', '?')}",
+             f"  {meta.get('qemu', '?')}  cpu {meta.get('cpu', '?')}  "
+             f"{meta.get('vcpus')} vCPU {meta.get('memory_mb')} MiB {meta.get('accel')}"]
+    if verdict:
+        lines.append(f"  run: ERROR {verdict}")
+    counts = {}
+    for name in chan.order:
+        s = chan.scen[name]
+        counts[s["status"]] = counts.get(s["status"], 0) + 1
+        lines.append(f"  {s['status']:5} {name} ({s.get('seconds', '-')}s) {s['reason']}")
+        for ln in s["lines"][:5]:
+            lines.append(f"        {ln[:150]}")
+    lines.append("scenarios: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
+    text = "\n".join(lines) + "\n"
+    with open(os.path.join(results, "summary.txt"), "w") as f:
+        f.write(text)
+    print(text, end="")
+    if counts.get("ERROR"):
+        return 2
+    return 1 if counts.get("FAIL") else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--scenarios", default=os.environ.get("SCENARIOS", DEFAULT_SCENARIOS),
+                    help="space-separated scenario numbers (default: %(default)s)")
+    ap.add_argument("--results", default=os.environ.get("XFAB_RESULTS",
+                                                        os.path.join(TOP, "results")))
+    ap.add_argument("--scen-timeout", type=int, default=900)
+    ap.add_argument("--boot-timeout", type=int, default=600)
+    ap.add_argument("--vcpus", type=int, default=2)
+    ap.add_argument("--memory", type=int, default=4096)
+    ap.add_argument("-v", "--verbose", action="store_true",
+                    default=bool(os.environ.get("XFAB_VERBOSE")),
+                    help="print every console line, not only the runner's")
+    args = ap.parse_args()
+    for s in args.scenarios.split():
+        if not re.fullmatch(r"\d{3}", s):
+            sys.exit(f"run.py: bad scenario '{s}': give three-digit numbers, e.g. 001")
+
+    results = os.path.join(args.results, "vm-" + time.strftime("%Y%m%d-%H%M%S"))
+    os.makedirs(results)
+    log(f"results in {results}")
+    image = build_image()
+    with tempfile.TemporaryDirectory(prefix="xfab-vm-") as workdir:
+        make_run_disk(image, workdir, args.scenarios, args.scen_timeout)
+        cmd = qemu_cmd(image, workdir, results, args.vcpus, args.memory)
+        with open(os.path.join(results, "qemu.cmd"), "w") as f:
+            f.write(" ".join(cmd) + "\n")
+        chan = Channel(results, args.verbose)
+        verdict = run_vm(cmd, chan, args)
+    extra = {"qemu": qemu_version(), "accel": "tcg", "cpu_model": "Nehalem",
+             "vcpus": args.vcpus, "memory_mb": args.memory,
+             "image": os.path.basename(image)}
+    return write_results(chan, results, verdict, args.scenarios, extra)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
