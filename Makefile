@@ -7,7 +7,7 @@ UNIT_CFLAGS := -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
 COMMON_SRC := $(wildcard common/*.c)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 
-.PHONY: help modules helpers unit check check-full vm-check bench deps \
+.PHONY: help modules helpers unit unit-core unit-harness check check-full vm-check bench deps \
 	testbed-clean clean
 
 help:
@@ -33,8 +33,14 @@ build/unit/xfab-unit: $(UNIT_SRC) $(COMMON_SRC) $(wildcard common/*.h tests/unit
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) -o $@ $(UNIT_SRC) $(COMMON_SRC)
 
-unit: build/unit/xfab-unit
+# Two suites, two targets: with make -k one failing does not hide the other.
+unit: unit-core unit-harness
+
+unit-core: build/unit/xfab-unit
 	./build/unit/xfab-unit
+
+unit-harness:
+	python3 tests/unit/test_harness.py
 
 deps:
 	tests/vm/deps.sh

@@ -26,16 +26,18 @@ stage "host packages"
 tests/vm/deps.sh || { count 0 1; finish; }
 
 stage "unit tests (common/, ASan+UBSan)"
-out=$(make -s unit 2>&1)
+out=$(make -s -k unit 2>&1)
 echo "$out"
-line=$(echo "$out" | grep -E '^unit: [0-9]+ passed, [0-9]+ failed' | tail -n 1)
-if [ -n "$line" ]; then
-	set -- $(echo "$line" | grep -oE '[0-9]+')
-	count "$1" "$2"
-else
-	echo "unit tests did not run to completion"
-	count 0 1
-fi
+for suite in unit harness; do
+	line=$(echo "$out" | grep -E "^$suite: [0-9]+ passed, [0-9]+ failed" | tail -n 1)
+	if [ -n "$line" ]; then
+		set -- $(echo "$line" | grep -oE '[0-9]+')
+		count "$1" "$2"
+	else
+		echo "$suite tests did not run to completion"
+		count 0 1
+	fi
+done
 
 stage "testbed image (cached; cold build takes a few minutes)"
 image=$(tests/vm/image.sh) || { count 0 1; finish; }

@@ -65,11 +65,13 @@ make_domu_initramfs() {
 	local kver
 	kver=$(uname -r)
 	rm -rf "$W/domu-run"
-	mkdir -p "$W/domu-run/lib/modules/$kver/xfab" "$W/domu-run/usr/local/bin"
+	# Real paths only: an entry named lib/ would replace the base
+	# archive's lib -> usr/lib symlink and hide every stock module.
+	mkdir -p "$W/domu-run/usr/lib/modules/$kver/xfab" "$W/domu-run/usr/local/bin"
 	cp "$XFAB/guest/domu-init" "$W/domu-run/init"
 	chmod 755 "$W/domu-run/init"
 	cp "$XFAB"/helpers/* "$W/domu-run/usr/local/bin/" 2>/dev/null
-	cp "$XFAB"/modules/*.ko "$W/domu-run/lib/modules/$kver/xfab/" 2>/dev/null
+	cp "$XFAB"/modules/*.ko "$W/domu-run/usr/lib/modules/$kver/xfab/" 2>/dev/null
 	(cd "$W/domu-run" && find . | cpio -o -H newc --quiet) >"$W/domu-run.cpio"
 	cat /opt/xfab/domu-base.cpio "$W/domu-run.cpio" >"$W/domu.cpio"
 }

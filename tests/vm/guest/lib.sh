@@ -13,8 +13,10 @@ OUT=$W/out/$XFAB_SCEN
 
 log() { echo "$(date +%T) $*"; }
 _end() {
-	echo "$2" >"$OUT.reason"
-	log "$3: $2"
+	local why
+	why=$(echo "$2" | tr '\t\n' '  ' | tr -s ' ')
+	echo "$why" >"$OUT.reason"
+	log "$3: $why"
 	exit "$1"
 }
 pass() { _end 0 "${1:-}" PASS; }
@@ -58,7 +60,7 @@ domu_start() {
 		--disk) disks="$disks${disks:+,}'$2'" && shift ;;
 		--vcpus) vcpus=$2 && shift ;;
 		--mem) mem=$2 && shift ;;
-		--novif) vif=0 ;;
+		--novif) vif=0 ip="" ;;
 		*) extra_xl+=("$1") ;;
 		esac
 		shift
@@ -95,11 +97,11 @@ domu_exec() {
 	id=$(domu_id "$name") || error "domain $name is gone"
 	base=/local/domain/$id/data/xfab
 	seq=$(($(xenstore-read "$base/req") + 1))
-	xenstore-write "$base/cmd" "$cmd"
+	xenstore-write -R "$base/cmd" "$cmd"
 	xenstore-write "$base/req" "$seq"
 	for i in $(seq $((tmo * 4))); do
 		if [ "$(xenstore-read "$base/done" 2>/dev/null)" = "$seq" ]; then
-			xenstore-read "$base/out"
+			xenstore-read -R "$base/out"
 			return "$(xenstore-read "$base/rc")"
 		fi
 		sleep 0.25
@@ -115,6 +117,43 @@ domu_must() {
 	rc=$?
 	echo "$out"
 	[ $rc = 0 ] || fail "in $1: '$3' exited $rc: $(echo "$out" | tail -n 1)"
+}
+
+# Fields of an xfab-xfer report line ("bytes=N sha256=HEX secs=S mbit=M").
+xfer_sha() { echo "$1" | grep -o 'sha256=[0-9a-f]*' | tail -n 1 | cut -d= -f2; }
+xfer_mbit() { echo "$1" | grep -o 'mbit=[0-9.]*' | tail -n 1 | cut -d= -f2; }
+
+# Fail unless both ends of a transfer saw the same non-empty checksum;
+# record the receiver's rate as figure FIG.
+xfer_compare() {
+	local what=$1 tx=$2 rx=$3 fig=$4
+	log "$what sent: $tx"
+	log "$what recv: $rx"
+	[ -n "$(xfer_sha "$tx")" ] && [ "$(xfer_sha "$tx")" = "$(xfer_sha "$rx")" ] ||
+		fail "$what: checksums differ (sent $(xfer_sha "$tx"), got $(xfer_sha "$rx"))"
+	figure "$fig" "$(xfer_mbit "$rx")"
+}
+
+# xfer_domu_to_dom0 DOMU BYTES SEED FIG: seeded TCP stream domU -> dom0.
+xfer_domu_to_dom0() {
+	local name=$1 size=$2 seed=$3 tx rx pid
+	log "TCP $size $name -> dom0"
+	xfab-xfer recv 5001 >"$W/xfer.rx" 2>&1 &
+	pid=$!
+	tx=$(domu_must "$name" 600 "xfab-xfer send 10.0.0.1 5001 $size $seed") || exit $?
+	wait $pid
+	rx=$(cat "$W/xfer.rx")
+	xfer_compare "$name->dom0" "$tx" "$rx" "$4"
+}
+
+# xfer_dom0_to_domu DOMU IP BYTES SEED FIG: seeded TCP stream dom0 -> domU.
+xfer_dom0_to_domu() {
+	local name=$1 ip=$2 size=$3 seed=$4 tx rx
+	log "TCP $size dom0 -> $name"
+	domu_must "$name" 10 "xfab-xfer recv 5002 >/tmp/xfer.rx 2>&1 &" >/dev/null || exit $?
+	tx=$(xfab-xfer send "$ip" 5002 "$size" "$seed") || fail "dom0->$name send failed: $tx"
+	rx=$(domu_must "$name" 120 'for i in $(seq 240); do grep -q sha256 /tmp/xfer.rx && break; sleep 0.5; done; cat /tmp/xfer.rx') || exit $?
+	xfer_compare "dom0->$name" "$tx" "$rx" "$5"
 }
 
 domu_destroy() {

@@ -18,14 +18,17 @@ for d in bin sbin lib lib64; do
 done
 
 copy_file() {
-	# Copy a file to the same path inside $root, resolving symlinks in its
-	# directory part (usrmerge) but keeping the last component's name.
-	local src=$1 real
+	# Copy a file to its real path inside $root and, when it was named
+	# through a symlink (the ELF interpreter /lib64/ld-linux-x86-64.so.2,
+	# libfoo.so.N), recreate that name as a link to it.
+	local src=$1 real name
 	real=$(readlink -f "$src")
+	name=$(readlink -f "$(dirname "$src")")/$(basename "$src")
 	mkdir -p "$root$(dirname "$real")"
-	cp -L "$real" "$root$real"
-	if [ "$(basename "$src")" != "$(basename "$real")" ]; then
-		ln -sf "$(basename "$real")" "$root$(dirname "$real")/$(basename "$src")"
+	[ -e "$root$real" ] || cp "$real" "$root$real"
+	if [ "$name" != "$real" ]; then
+		mkdir -p "$root$(dirname "$name")"
+		ln -sfn "$real" "$root$name"
 	fi
 }
 
@@ -34,10 +37,8 @@ copy_bin() {
 	for b in "$@"; do
 		path=$(command -v "$b") || { echo "mk-domu-base: $b not found" >&2; exit 1; }
 		copy_file "$path"
-		[ "$(readlink -f "$path")" = "$path" ] ||
-			ln -sf "$(readlink -f "$path")" "$root$path" 2>/dev/null || true
 		for lib in $(ldd "$path" 2>/dev/null | grep -o '/[^ ]*'); do
-			[ -e "$root$lib" ] || copy_file "$lib"
+			copy_file "$lib"
 		done
 	done
 }
@@ -53,7 +54,8 @@ ln -sf mke2fs "$root/usr/sbin/mkfs.ext4"
 for t in insmod rmmod modprobe lsmod depmod modinfo; do
 	ln -sf /usr/bin/kmod "$root/usr/sbin/$t"
 done
-# busybox provides everything else (sh, mount, dd, sha256sum, ping, ...);
+# busybox provides everything else. Its shell runs its own applets before
+# anything on PATH, so the domU scripts call kmod's tools by full path. (sh, mount, dd, sha256sum, ping, ...);
 # links go in /usr/bin only where no real tool sits.
 for a in $(busybox --list); do
 	[ -e "$root/usr/bin/$a" ] || [ -e "$root/usr/sbin/$a" ] ||
@@ -76,4 +78,10 @@ echo "root:x:0:" >"$root/etc/group"
 printf '127.0.0.1 localhost\n' >"$root/etc/hosts"
 
 (cd "$root" && find . | cpio -o -H newc --quiet) >/opt/xfab/domu-base.cpio
+# Fail the image build, not a later boot, if a tool cannot run.
+for t in kmod xenstore-write ip ethtool fio netperf iperf3 mke2fs; do
+	chroot "$root" "$(command -v $t)" --help >/dev/null 2>&1 ||
+		chroot "$root" "$(command -v $t)" -h >/dev/null 2>&1 ||
+		[ $? != 127 ] || { echo "mk-domu-base: $t does not run in the domU root" >&2; exit 1; }
+done
 echo "domu-base.cpio: $(du -m /opt/xfab/domu-base.cpio | cut -f1) MiB, kernel $kver"

@@ -20,48 +20,25 @@ xs_features "$(domu_id d1)"
 must ping -c 3 -W 5 10.0.0.2
 domu_must d1 30 "ping -c 3 -W 5 10.0.0.1"
 
-# sha=... field of an xfab-xfer line
-sha_of() { echo "$1" | grep -o 'sha256=[0-9a-f]*' | tail -n 1; }
-mbit_of() { echo "$1" | grep -o 'mbit=[0-9.]*' | tail -n 1 | cut -d= -f2; }
-
-log "TCP $SIZE domU -> dom0"
-xfab-xfer recv 5001 >"$W/rx1" 2>&1 &
-rx=$!
-tx=$(domu_must d1 600 "xfab-xfer send 10.0.0.1 5001 $SIZE 11") || exit $?
-wait $rx
-rx1=$(cat "$W/rx1")
-log "sent: $tx"
-log "recv: $rx1"
-[ -n "$(sha_of "$tx")" ] && [ "$(sha_of "$tx")" = "$(sha_of "$rx1")" ] ||
-	fail "domU->dom0 transfer: checksums differ (sent $(sha_of "$tx"), got $(sha_of "$rx1"))"
-figure tcp_domu_to_dom0_mbit "$(mbit_of "$rx1")"
-
-log "TCP $SIZE dom0 -> domU"
-domu_must d1 10 "xfab-xfer recv 5002 >/tmp/rx2 2>&1 &"
-tx=$(xfab-xfer send 10.0.0.2 5002 "$SIZE" 12) || fail "dom0->domU send failed: $tx"
-rx2=$(domu_must d1 120 'for i in $(seq 240); do grep -q sha256 /tmp/rx2 && break; sleep 0.5; done; cat /tmp/rx2') || exit $?
-log "sent: $tx"
-log "recv: $rx2"
-[ -n "$(sha_of "$tx")" ] && [ "$(sha_of "$tx")" = "$(sha_of "$rx2")" ] ||
-	fail "dom0->domU transfer: checksums differ (sent $(sha_of "$tx"), got $(sha_of "$rx2"))"
-figure tcp_dom0_to_domu_mbit "$(mbit_of "$rx2")"
+xfer_domu_to_dom0 d1 "$SIZE" 11 tcp_domu_to_dom0_mbit
+xfer_dom0_to_domu d1 10.0.0.2 "$SIZE" 12 tcp_dom0_to_domu_mbit
 
 log "fio verify=crc32c on xvdb"
 out=$(domu_must d1 900 "fio --name=verify --filename=/dev/xvdb --rw=randwrite \
 	--bs=64k --size=256M --ioengine=libaio --iodepth=16 --direct=1 \
 	--verify=crc32c --verify_fatal=1 --do_verify=1 --minimal") || exit $?
 echo "$out" | tail -n 1
-# terse format: field 3 = error, 48 = write bandwidth KiB/s
+# terse format v3: field 5 = error, 48 = write bandwidth KiB/s
 figure fio_verify_err "$(echo "$out" | tail -n 1 | cut -d';' -f5)"
 figure fio_randwrite_kib_s "$(echo "$out" | tail -n 1 | cut -d';' -f48)"
 
 log "file through ext4, caches dropped, read back"
-out=$(domu_must d1 600 "mkfs.ext4 -q -F /dev/xvdb && mount /dev/xvdb /mnt &&
+out=$(domu_must d1 600 "mkfs.ext4 -q -F /dev/xvdb && mount -t ext4 /dev/xvdb /mnt &&
 	xfab-xfer gen 64M 13 >/mnt/f 2>/tmp/gen && sync &&
 	echo 3 >/proc/sys/vm/drop_caches && sha256sum /mnt/f && cat /tmp/gen &&
 	umount /mnt") || exit $?
 echo "$out"
-want=$(sha_of "$out" | cut -d= -f2)
+want=$(xfer_sha "$out")
 got=$(echo "$out" | awk '$2 == "/mnt/f" { print $1 }')
 [ -n "$want" ] && [ "$want" = "$got" ] ||
 	fail "file read back with sha256 $got, written $want"

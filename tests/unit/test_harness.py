@@ -1,0 +1,121 @@
+"""Unit tests of the testbed host harness (tests/vm/run.py): how it reads
+the results channel and the serial log and turns them into verdicts. No VM:
+the channel and the console are files written here."""
+import importlib.util
+import io
+import json
+import os
+import sys
+import tempfile
+import unittest
+from contextlib import redirect_stdout
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+spec = importlib.util.spec_from_file_location(
+    "xfab_run", os.path.join(HERE, "..", "vm", "run.py"))
+run = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(run)
+
+CHANNEL_OK = """@@meta kernel 6.12.107+deb13-amd64
+@@meta xen 4.20.4-pre
+@@begin 001-stock-baseline
+@@fig 001-stock-baseline tcp_domu_to_dom0_mbit 33.0
+@@fig 001-stock-baseline xs.vif.back.0.feature-sg 1
+@@end 001-stock-baseline PASS 200 all good
+@@begin 002-module-pipeline
+@@end 002-module-pipeline FAIL 30 report wrong
+@@done
+"""
+
+
+class HarnessTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.res = self.dir.name
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def feed(self, channel, serial=""):
+        with open(os.path.join(self.res, "channel.log"), "w") as f:
+            f.write(channel)
+        with open(os.path.join(self.res, "serial.log"), "w") as f:
+            f.write(serial)
+        chan = run.Channel(self.res, verbose=False)
+        with redirect_stdout(io.StringIO()):
+            chan.poll()
+        return chan
+
+    def finish(self, chan, scenarios="001 002", verdict=None):
+        with redirect_stdout(io.StringIO()):
+            rc = run.write_results(chan, self.res, verdict, scenarios, {"qemu": "q"})
+        out = {}
+        for name in os.listdir(os.path.join(self.res, "scenarios")):
+            with open(os.path.join(self.res, "scenarios", name)) as f:
+                out[name[:-5]] = json.load(f)
+        return rc, out
+
+    def test_parses_figures_xenstore_and_status(self):
+        chan = self.feed(CHANNEL_OK)
+        self.assertTrue(chan.done)
+        self.assertEqual(chan.meta["xen"], "4.20.4-pre")
+        rc, out = self.finish(chan)
+        s1 = out["001-stock-baseline"]
+        self.assertEqual(s1["status"], "PASS")
+        self.assertEqual(s1["figures"]["tcp_domu_to_dom0_mbit"], 33.0)
+        self.assertEqual(s1["xenstore"]["vif.back.0.feature-sg"], "1")
+        self.assertEqual(out["002-module-pipeline"]["status"], "FAIL")
+        self.assertEqual(rc, 1)
+
+    def test_trap_in_any_console_turns_pass_into_error(self):
+        serial = "[d1] traps: sh[77] general protection fault ip:7f in libc.so.6\n"
+        chan = self.feed(CHANNEL_OK.replace("FAIL 30", "PASS 30"), serial)
+        rc, out = self.finish(chan)
+        self.assertEqual(rc, 2)
+        for s in out.values():
+            self.assertEqual(s["status"], "ERROR")
+            self.assertIn("sick testbed", s["reason"])
+
+    def test_segfault_line_is_sick(self):
+        chan = self.feed(CHANNEL_OK, "systemd[1]: segfault at 0 ip 00007f sp 0 error 4\n")
+        self.assertEqual(len(chan.sick), 1)
+
+    def test_ordinary_console_is_not_sick(self):
+        serial = "[d1] xen_netfront: Initialising Xen virtual ethernet driver\n" \
+                 "[001] figure fio_verify_err = 0\n"
+        chan = self.feed(CHANNEL_OK, serial)
+        self.assertEqual(chan.sick, [])
+
+    def test_scenario_that_never_started_is_error(self):
+        chan = self.feed("@@meta kernel x\n")
+        rc, out = self.finish(chan, "001", verdict="boot stalled: dom0 runner silent")
+        self.assertEqual(rc, 2)
+        self.assertEqual(out["001"]["status"], "ERROR")
+        self.assertIn("boot stalled", out["001"]["reason"])
+
+    def test_unfinished_scenario_is_error(self):
+        chan = self.feed("@@begin 001-stock-baseline\n")
+        rc, out = self.finish(chan, "001", verdict="run stalled")
+        self.assertEqual(out["001-stock-baseline"]["status"], "ERROR")
+        self.assertEqual(rc, 2)
+
+    def test_all_pass_exits_zero(self):
+        chan = self.feed(CHANNEL_OK.replace("FAIL 30", "PASS 30"))
+        rc, _ = self.finish(chan)
+        self.assertEqual(rc, 0)
+
+    def test_partial_lines_wait_for_newline(self):
+        chan = self.feed("@@begin 001-a\n@@end 001-a PA")
+        self.assertNotIn("seconds", chan.scen["001-a"])
+        with open(os.path.join(self.res, "channel.log"), "a") as f:
+            f.write("SS 5 ok\n")
+        with redirect_stdout(io.StringIO()):
+            chan.poll()
+        self.assertEqual(chan.scen["001-a"]["status"], "PASS")
+
+
+if __name__ == "__main__":
+    result = unittest.main(exit=False, verbosity=2).result
+    bad = len(result.failures) + len(result.errors)
+    print(f"harness: {result.testsRun - bad} passed, {bad} failed")
+    sys.exit(1 if bad else 0)
