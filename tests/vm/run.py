@@ -61,7 +61,8 @@ def make_run_disk(image, workdir, scenarios, scen_timeout):
     with open(os.path.join(rundir, "run.conf"), "w") as f:
         f.write(f'SCENARIOS="{scenarios}"\nSCEN_TIMEOUT={scen_timeout}\n')
     img = os.path.join(workdir, "run.img")
-    sh(["mkfs.ext4", "-q", "-F", "-L", "xfabrun", "-d", rundir, img, "128M"])
+    sh(["mkfs.ext4", "-q", "-F", "-L", "xfabrun", "-d", rundir, img, "128M"],
+       stdout=subprocess.DEVNULL)
     return img
 
 

@@ -43,6 +43,14 @@ must() {
 
 domu_id() { xl domid "$1" 2>/dev/null; }
 
+# True while NAME exists and has neither crashed nor started dying
+# (on_crash="preserve" keeps a crashed domain listed, for its logs).
+domu_alive() {
+	local state
+	state=$(xl list "$1" 2>/dev/null | awk 'NR == 2 { print $5 }')
+	[ -n "$state" ] && ! echo "$state" | grep -q '[cd]'
+}
+
 # domu_start NAME [--ip A.B.C.D/N] [--mac MAC] [--mods m1,m2] [--disk SPEC]
 #            [--vcpus N] [--mem MB] [--novif] [xl overrides...]
 # Boots a PV domU from $XFAB/xl/domu.cfg and waits until its agent answers.
@@ -77,7 +85,7 @@ domu_start() {
 	for i in $(seq 240); do
 		[ "$(xenstore-read "/local/domain/$id/data/xfab/ready" 2>/dev/null)" = 1 ] &&
 			{ log "$name (domid $id) ready after $((i / 2))s"; return 0; }
-		domu_id "$name" >/dev/null || error "domain $name died while booting"
+		domu_alive "$name" || error "domain $name died while booting"
 		sleep 0.5
 	done
 	error "domain $name: agent not ready after 120s (boot stalled)"
@@ -106,7 +114,7 @@ domu_exec() {
 		fi
 		sleep 0.25
 	done
-	domu_id "$name" >/dev/null || error "domain $name died while running: $cmd"
+	domu_alive "$name" || error "domain $name died while running: $cmd"
 	fail "domain $name: '$cmd' did not finish within ${tmo}s"
 }
 
@@ -166,7 +174,7 @@ lib_dead_domains() {
 	local d
 	[ -f "$W/expected-domains" ] || return 0
 	for d in $(cat "$W/expected-domains"); do
-		domu_id "$d" >/dev/null || printf '%s ' "$d"
+		domu_alive "$d" || printf '%s ' "$d"
 	done
 }
 
@@ -176,6 +184,8 @@ lib_cleanup_domains() {
 		xl destroy "$d" >/dev/null 2>&1
 	done
 	[ -f "$W/tails" ] && kill $(cat "$W/tails") 2>/dev/null
+	# A receiver whose sender died would hold its port into the next one.
+	pkill -f 'xfab-xfer recv' 2>/dev/null
 	rm -f "$W/tails" "$W/expected-domains"
 }
 
