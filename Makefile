@@ -7,13 +7,14 @@ UNIT_CFLAGS := -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
 COMMON_SRC := $(wildcard common/*.c)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 
-.PHONY: help modules helpers unit unit-core unit-harness check check-full vm-check bench deps \
+.PHONY: help modules install helpers unit unit-core unit-harness check check-full vm-check bench deps \
 	testbed-clean clean
 
 help:
 	@echo "make check          unit tests, 6.12 + 6.1 compile check, VM scenarios (CI)"
 	@echo "make bench          the appliance benchmark on the nested testbed"
 	@echo "make modules        build the kernel modules against KDIR ($(KDIR))"
+	@echo "make install        install them for that kernel (in updates/)"
 	@echo "make unit           userspace unit tests of common/ (ASan+UBSan)"
 	@echo "make vm-check SCENARIOS='001 002'  selected VM scenarios only"
 	@echo "make deps           install the host packages the testbed needs"
@@ -22,6 +23,14 @@ help:
 modules:
 	@for d in $(MODDIRS); do \
 		$(MAKE) -C $(KDIR) M=$(CURDIR)/$$d modules || exit 1; \
+	done
+
+# Into /lib/modules/<version>/updates on every kernel (6.1's kbuild would
+# pick extra/, 6.12's updates/); kbuild runs depmod. The stock drivers stay.
+install: modules
+	@for d in $(MODDIRS); do \
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/$$d INSTALL_MOD_DIR=updates \
+			modules_install || exit 1; \
 	done
 
 helpers:
