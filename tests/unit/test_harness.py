@@ -80,6 +80,12 @@ class HarnessTest(unittest.TestCase):
         chan = self.feed(CHANNEL_OK, "systemd[1]: segfault at 0 ip 00007f sp 0 error 4\n")
         self.assertEqual(len(chan.sick), 1)
 
+    def test_dom0_boot_warning_is_sick(self):
+        serial = "[    3.1] WARNING: CPU: 0 PID: 1 at drivers/xen/events.c:99\n"
+        chan = self.feed(CHANNEL_OK.replace("FAIL 30", "PASS 30"), serial)
+        rc, _ = self.finish(chan)
+        self.assertEqual(rc, 2)
+
     def test_ordinary_console_is_not_sick(self):
         serial = "[d1] xen_netfront: Initialising Xen virtual ethernet driver\n" \
                  "[001] figure fio_verify_err = 0\n"
@@ -103,6 +109,19 @@ class HarnessTest(unittest.TestCase):
         chan = self.feed(CHANNEL_OK.replace("FAIL 30", "PASS 30"))
         rc, _ = self.finish(chan)
         self.assertEqual(rc, 0)
+
+    def test_events_without_begin_do_not_crash(self):
+        chan = self.feed("@@fig 003-x k 1\n@@line 003-x BUG: oops\n@@end 003-x FAIL 2 bad\n"
+                         "@@end\n@@fig\n")
+        self.assertEqual(chan.scen["003-x"]["status"], "FAIL")
+        self.assertEqual(chan.scen["003-x"]["figures"]["k"], 1)
+        self.assertEqual(chan.scen["003-x"]["lines"], ["BUG: oops"])
+
+    def test_progress_lines(self):
+        self.assertTrue(run.Channel._progress("[001-stock-baseline] 05:32:51 TCP 256M d1 -> dom0"))
+        self.assertTrue(run.Channel._progress("xfab-run: === 001-stock-baseline"))
+        self.assertFalse(run.Channel._progress("[001-stock-baseline] 05:32:51 figure xs.vif.back.0.state = 4"))
+        self.assertFalse(run.Channel._progress("[d1] [   10.0] xen_netfront: Initialising"))
 
     def test_partial_lines_wait_for_newline(self):
         chan = self.feed("@@begin 001-a\n@@end 001-a PA")

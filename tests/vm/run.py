@@ -28,10 +28,14 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 DEFAULT_SCENARIOS = "001 002"
-# Lines in any console that mean the testbed itself is sick (TESTBED-NOTES):
-# processes dying in libc, traps. Kernel splats are caught per scenario by
-# the dom0 runner; this host-side scan also catches what falls between.
-SICK = re.compile(r"segfault at|traps:|Kernel panic|general protection fault")
+# Lines in any console (Xen, dom0, domUs) that make the run ERROR: processes
+# dying in libc and traps (the TESTBED-NOTES symptoms of a sick nested
+# guest) and kernel splats. The dom0 runner attributes them per scenario;
+# this scan of the whole console also covers boot and the gaps between.
+# A healthy run matches none of them.
+SICK = re.compile(r"segfault at|traps:|general protection fault|Kernel panic|"
+                  r"Oops|BUG:|kernel BUG|WARNING:|KASAN|UBSAN|unable to handle|"
+                  r"Call Trace:")
 XEN_CMDLINE = ("console=com1 com1=115200,8n1 dom0_mem=1024M,max:1024M "
                "dom0_max_vcpus=2 loglvl=all guest_loglvl=all")
 DOM0_CMDLINE = "root=/dev/vda rw console=hvc0 earlyprintk=xen xfab.run=1"
@@ -59,7 +63,9 @@ def make_run_disk(image, workdir, scenarios, scen_timeout):
     log("building modules and helpers in the image chroot")
     sh([os.path.join(HERE, "kbuild.sh"), os.path.join(image, "chroot"), rundir])
     with open(os.path.join(rundir, "run.conf"), "w") as f:
-        f.write(f'SCENARIOS="{scenarios}"\nSCEN_TIMEOUT={scen_timeout}\n')
+        f.write(f'SCENARIOS="{scenarios}"\nSCEN_TIMEOUT={scen_timeout}\n'
+                # one pattern for both scans (plain alternation: valid ERE)
+                f"SICK_RE='{SICK.pattern}'\n")
     img = os.path.join(workdir, "run.img")
     sh(["mkfs.ext4", "-q", "-F", "-L", "xfabrun", "-d", rundir, img, "128M"],
        stdout=subprocess.DEVNULL)
@@ -130,36 +136,51 @@ class Channel:
         for ln in self._read("serial.log"):
             if SICK.search(ln):
                 self.sick.append(ln.strip())
-            if self.verbose or "xfab-run:" in ln or "@@" in ln:
+            if self.verbose or self._progress(ln):
                 print("  | " + ln, flush=True)
         for ln in self._read("channel.log"):
             self.last_event = time.time()
             self._event(ln)
+
+    @staticmethod
+    def _progress(ln):
+        """Console lines worth showing without -v: the runner's, and the
+        scenarios' own log lines except the xenstore feature dump."""
+        if "xfab-run:" in ln:
+            return True
+        return bool(re.match(r"\[\d{3}-[^]]*\] \d\d:\d\d:\d\d ", ln)) and \
+            "figure xs." not in ln
+
+    def _scenario(self, name):
+        """The record of a scenario; created by its first event, which
+        should be @@begin, but a lost line must not crash the reader."""
+        if name not in self.scen:
+            self.order.append(name)
+            self.scen[name] = {"name": name, "status": "ERROR",
+                               "reason": "scenario did not finish",
+                               "figures": {}, "xenstore": {}, "lines": []}
+        return self.scen[name]
 
     def _event(self, ln):
         parts = ln.split(" ", 3)
         kind = parts[0]
         if kind == "@@meta" and len(parts) >= 2:
             self.meta[parts[1]] = ln.split(" ", 2)[2] if len(parts) > 2 else ""
-        elif kind == "@@begin":
-            name = parts[1]
-            self.order.append(name)
-            self.scen[name] = {"name": name, "status": "ERROR",
-                               "reason": "scenario did not finish",
-                               "figures": {}, "xenstore": {}, "lines": []}
-            log(f"scenario {name} started")
+        elif kind == "@@begin" and len(parts) >= 2:
+            self._scenario(parts[1])
+            log(f"scenario {parts[1]} started")
         elif kind == "@@fig" and len(parts) >= 3:
-            s = self.scen.setdefault(parts[1], {"figures": {}, "xenstore": {}})
+            s = self._scenario(parts[1])
             key, val = parts[2], parts[3] if len(parts) > 3 else ""
             if key.startswith("xs."):
                 s["xenstore"][key[3:]] = val
             else:
                 s["figures"][key] = num(val)
         elif kind == "@@line" and len(parts) >= 3:
-            self.scen[parts[1]]["lines"].append(ln.split(" ", 2)[2])
-        elif kind == "@@end":
+            self._scenario(parts[1])["lines"].append(ln.split(" ", 2)[2])
+        elif kind == "@@end" and len(parts) >= 4:
             f = ln.split(" ", 4)
-            s = self.scen[f[1]]
+            s = self._scenario(f[1])
             s["status"], s["seconds"] = f[2], num(f[3])
             s["reason"] = f[4] if len(f) > 4 else ""
             log(f"scenario {f[1]}: {s['status']} ({f[3]}s) {s['reason']}")

@@ -76,8 +76,8 @@ make_domu_initramfs() {
 	cat /opt/xfab/domu-base.cpio "$W/domu-run.cpio" >"$W/domu.cpio"
 }
 
-# Kernel-log lines that mean the testbed (or a driver) is sick.
-SICK_RE='segfault at|traps:|general protection fault|Oops|BUG:|kernel BUG|WARNING:|KASAN|UBSAN|unable to handle|Call Trace:'
+# SICK_RE (from run.conf, the host harness's pattern): kernel-log lines
+# that mean the testbed (or a driver) is sick.
 
 # New lines of a growing file since the offset remembered in $W/off.*
 new_lines() {
@@ -127,6 +127,7 @@ run_scenario() {
 	0) status=PASS ;;
 	1) status=FAIL ;;
 	77) status=SKIP ;;
+	3) status=ERROR ;;	# the scenario's error(): reason in its file
 	124 | 137) status=FAIL reason="timed out after ${SCEN_TIMEOUT:-900}s" ;;
 	*) status=ERROR reason="scenario exited $rc" ;;
 	esac
