@@ -7,7 +7,7 @@ UNIT_CFLAGS := -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
 COMMON_SRC := $(wildcard common/*.c)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 
-.PHONY: help modules install helpers unit unit-core unit-harness check check-full vm-check bench deps \
+.PHONY: help modules install helpers unit unit-core unit-harness fuzz check check-full vm-check bench deps \
 	testbed-clean clean
 
 help:
@@ -16,6 +16,7 @@ help:
 	@echo "make modules        build the kernel modules against KDIR ($(KDIR))"
 	@echo "make install        install them for that kernel (in updates/)"
 	@echo "make unit           userspace unit tests of common/ (ASan+UBSan)"
+	@echo "make fuzz           libFuzzer on common/'s validators (FUZZ_SECONDS=60 each)"
 	@echo "make vm-check SCENARIOS='001 002'  selected VM scenarios only"
 	@echo "make deps           install the host packages the testbed needs"
 	@echo "make testbed-clean  drop the cached testbed image and build chroots"
@@ -53,6 +54,25 @@ unit-harness:
 
 deps:
 	tests/vm/deps.sh
+
+# Coverage-guided fuzzing of the validators with libFuzzer (clang), each
+# target for FUZZ_SECONDS; the corpus stays in build/fuzz between runs.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+fuzz:
+	@tests/vm/deps.sh clang libclang-rt-dev
+	@mkdir -p build/fuzz
+	@for t in $(FUZZ_TARGETS); do \
+		clang -g -O1 -fsanitize=fuzzer,address,undefined \
+			-fno-sanitize-recover=all -Icommon -o build/fuzz/$$t \
+			tests/fuzz/fuzz_$$t.c $(COMMON_SRC) || exit 1; \
+		mkdir -p build/fuzz/corpus-$$t; \
+		echo "fuzz $$t for $(FUZZ_SECONDS)s"; \
+		build/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=512 \
+			-print_final_stats=1 build/fuzz/corpus-$$t 2>build/fuzz/$$t.log \
+			|| { tail -n 40 build/fuzz/$$t.log; exit 1; }; \
+		grep -E 'stat::number_of_executed_units|cov:' build/fuzz/$$t.log | tail -n 2; \
+	done
 
 check:
 	tests/check.sh

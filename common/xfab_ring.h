@@ -17,7 +17,6 @@
 
 /* Biggest ring we accept: 2^XFAB_RING_MAX_ORDER pages of 4 KiB. */
 #define XFAB_RING_MAX_ORDER 4
-#define XFAB_PAGE_SIZE 4096u
 
 /*
  * Slots of a ring of 2^order pages whose shared header takes hdr_bytes and

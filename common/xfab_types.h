@@ -32,6 +32,9 @@ typedef int32_t s32;
 #define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
 #endif
 
+/* Xen's page: the unit of grants and ring pages, whatever the OS's is. */
+#define XFAB_PAGE_SIZE 4096u
+
 /* Xen ring indices are free-running 32-bit counters that wrap. */
 typedef u32 xfab_idx_t;
 

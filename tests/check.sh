@@ -1,7 +1,8 @@
 #!/bin/bash
 # `make check`: the README's test command and what CI runs.
 #   1. host packages (installed when missing)
-#   2. userspace unit tests of common/ (ASan + UBSan), seconds
+#   2. userspace unit tests of common/ (ASan + UBSan), seconds, and a short
+#      libFuzzer run over its validators (check-full: minutes)
 #   3. every module compiled against Debian 13's 6.12 headers (in the
 #      testbed image chroot) and Debian 12's 6.1 headers (a build chroot)
 #   4. one testbed boot running the scenario suite
@@ -38,6 +39,17 @@ for suite in unit harness; do
 		count 0 1
 	fi
 done
+
+fuzz_secs=10
+[ -n "${XFAB_FULL:-}" ] && fuzz_secs=300
+stage "fuzzing common/'s validators (${fuzz_secs}s per target)"
+if make -s fuzz FUZZ_SECONDS=$fuzz_secs; then
+	echo "PASS fuzz"
+	count 1 0
+else
+	echo "FAIL fuzz (crash input and log in build/fuzz/)"
+	count 0 1
+fi
 
 stage "testbed image (cached; cold build takes a few minutes)"
 image=$(tests/vm/image.sh) || { count 0 1; finish; }

@@ -5,7 +5,7 @@
  * Today it proves the module pipeline end to end: it is built in the image
  * chroot against that image's headers (and against Debian 12's), loaded in
  * dom0 and in a domU by scenario 002, and at load time it
- *   - runs the common/ ring accounting checks inside the kernel,
+ *   - runs common/'s ring accounting and TX validation inside the kernel,
  *   - grants a page to dom0 read-only and revokes the grant,
  *   - registers a xenbus frontend driver (for a device type no toolstack
  *     creates, so it never binds).
@@ -22,10 +22,26 @@
 #include <xen/xenbus.h>
 #include "xfab_compat.h"
 #include "xfab_ring.h"
+#include "xfab_netif.h"
 
 static char report[160];
 module_param_string(report, report, sizeof(report), 0444);
 MODULE_PARM_DESC(report, "Outcome of the load-time checks (read-only)");
+
+/* A good TX packet and a runt, validated with the kernel's netif.h. */
+static int netif_checks(void)
+{
+	static union xfab_tx_slot slots[2];
+	static struct xfab_tx_pkt pkt;
+	int bad = 0;
+
+	slots[0].req.gref = 100;
+	slots[0].req.size = 60;
+	bad += xfab_tx_check(slots, 1, 16, &pkt) != XFAB_TX_OK || pkt.consumed != 1;
+	slots[0].req.size = 10;
+	bad += xfab_tx_check(slots, 1, 16, &pkt) != XFAB_TX_RUNT;
+	return bad;
+}
 
 /* A few hostile and normal cases; the full set runs in userspace. */
 static int ring_checks(void)
@@ -40,7 +56,7 @@ static int ring_checks(void)
 	bad += xfab_ring_rsps_pending(32, 4, 0, 3, &n) != -EOVERFLOW;
 	bad += xfab_ring_slots(0, 64, 112) != 32;
 	bad += !xfab_ring_need_kick(0xfffffffeu, 2, 0);
-	return bad;
+	return bad + netif_checks();
 }
 
 /* Grant one page to dom0 and take the grant back. */

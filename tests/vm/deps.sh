@@ -1,9 +1,10 @@
 #!/bin/bash
 # Install the host packages the build, the unit tests and the nested
 # testbed need, from Debian's archive. Quiet when everything is there.
+# Extra package names on the command line are added (make fuzz: clang).
 set -euo pipefail
 pkgs="qemu-system-x86 qemu-utils debootstrap e2fsprogs zstd xz-utils cpio
-	gcc make libc6-dev libxen-dev python3 util-linux"
+	gcc make libc6-dev libxen-dev python3 util-linux $*"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
