@@ -11,7 +11,7 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 	testbed-clean clean
 
 help:
-	@echo "make check          unit tests, 6.12 + 6.1 compile check, VM scenarios (CI)"
+	@echo "make check          unit tests, fuzz, 6.12 + 6.1 compile check, VM scenarios (CI)"
 	@echo "make bench          the appliance benchmark on the nested testbed"
 	@echo "make modules        build the kernel modules against KDIR ($(KDIR))"
 	@echo "make install        install them for that kernel (in updates/)"
