@@ -207,7 +207,8 @@ TEST(tx_random_chains_keep_invariants)
 		u32 avail, sum, k;
 		int err;
 
-		for (i = 0; i < 24; i++) {
+		/* up to the longest legal chain, and one slot past it */
+		for (i = 0; i < XFAB_TX_MAX_CHAIN + 1; i++) {
 			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 			memcpy(&s[i], &x, sizeof(s[i]) < 8 ? sizeof(s[i]) : 8);
 			s[i].req.size = (u16)(x >> 40) % 2048;
@@ -216,7 +217,7 @@ TEST(tx_random_chains_keep_invariants)
 			if ((x >> 20) % 4 == 0)
 				s[i].extra.type = (u8)((x >> 30) % 7);
 		}
-		avail = (u32)(x >> 8) % 25;
+		avail = (u32)(x >> 8) % (XFAB_TX_MAX_CHAIN + 2);
 		err = xfab_tx_check(s, avail, MAXF, &pkt);
 		ASSERT_TRUE(err >= 0 && err < XFAB_TX_NR_ERRS);
 		if (xfab_tx_err_fatal(err)) {

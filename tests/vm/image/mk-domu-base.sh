@@ -54,9 +54,10 @@ ln -sf mke2fs "$root/usr/sbin/mkfs.ext4"
 for t in insmod rmmod modprobe lsmod depmod modinfo; do
 	ln -sf /usr/bin/kmod "$root/usr/sbin/$t"
 done
-# busybox provides everything else. Its shell runs its own applets before
-# anything on PATH, so the domU scripts call kmod's tools by full path. (sh, mount, dd, sha256sum, ping, ...);
-# links go in /usr/bin only where no real tool sits.
+# busybox provides everything else (sh, mount, dd, sha256sum, ping, ...);
+# links go in /usr/bin only where no real tool sits. Its shell runs its own
+# applets before anything on PATH, so the domU scripts call kmod's tools by
+# full path.
 for a in $(busybox --list); do
 	[ -e "$root/usr/bin/$a" ] || [ -e "$root/usr/sbin/$a" ] ||
 		ln -s busybox "$root/usr/bin/$a"
@@ -77,11 +78,17 @@ echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
 echo "root:x:0:" >"$root/etc/group"
 printf '127.0.0.1 localhost\n' >"$root/etc/hosts"
 
-(cd "$root" && find . | cpio -o -H newc --quiet) >/opt/xfab/domu-base.cpio
-# Fail the image build, not a later boot, if a tool cannot run.
+# Fail the image build, not a later boot, if a tool cannot start in the
+# domU root (126/127: its loader or a library is missing); any other exit
+# status is the tool's own answer to --help.
 for t in kmod xenstore-write ip ethtool fio netperf iperf3 mke2fs; do
-	chroot "$root" "$(command -v $t)" --help >/dev/null 2>&1 ||
-		chroot "$root" "$(command -v $t)" -h >/dev/null 2>&1 ||
-		[ $? != 127 ] || { echo "mk-domu-base: $t does not run in the domU root" >&2; exit 1; }
+	rc=0
+	chroot "$root" "$(command -v $t)" --help >/dev/null 2>&1 || rc=$?
+	if [ $rc = 126 ] || [ $rc = 127 ]; then
+		echo "mk-domu-base: $t does not run in the domU root" >&2
+		exit 1
+	fi
 done
+
+(cd "$root" && find . | cpio -o -H newc --quiet) >/opt/xfab/domu-base.cpio
 echo "domu-base.cpio: $(du -m /opt/xfab/domu-base.cpio | cut -f1) MiB, kernel $kver"
