@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * xfab_netback: the contract between its files.
+ *
+ *   xenbus.c     negotiation with the frontend (one state function),
+ *                hotplug-status, connect/disconnect of the queues
+ *   interface.c  the vifD.N net_device, queue setup/teardown, interrupts
+ *   tx.c         guest TX ring -> dom0 stack (NAPI, grant copy in)
+ *   rx.c         dom0 stack -> guest RX ring (worker, grant copy out)
+ *   stats.c      ethtool -S and the debugfs ring dump
+ *
+ * Naming: "tx" and "rx" are the guest's rings, as on the wire: the TX ring
+ * carries what the guest sends, the RX ring what it receives. Counters
+ * use the same words (ethtool -S shows q0_txr_*, q0_rxr_*), while the
+ * net_device's own statistics keep the dom0 view (rx = from the guest).
+ */
+#ifndef XFAB_NETBACK_COMMON_H
+#define XFAB_NETBACK_COMMON_H
+
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <linux/workqueue.h>
+#include <linux/debugfs.h>
+#include <xen/xenbus.h>
+#include <xen/grant_table.h>
+#include <xen/page.h>
+#include <xen/events.h>
+#include <xen/interface/io/netif.h>
+#include "xfab_compat.h"
+#include "xfab_ring.h"
+#include "xfab_netif.h"
+#include "xfab_copy.h"
+
+/* One page per ring: netif has no multi-page rings. */
+#define XFAB_NB_TX_RING_SIZE __CONST_RING_SIZE(xen_netif_tx, XEN_PAGE_SIZE)
+#define XFAB_NB_RX_RING_SIZE __CONST_RING_SIZE(xen_netif_rx, XEN_PAGE_SIZE)
+
+/* Bytes of a guest packet copied into the skb head; the rest into pages. */
+#define XFAB_NB_HDR 128
+/* Packets whose copies are batched into one grant-copy hypercall. */
+#define XFAB_NB_BATCH 32
+/* Copy operations per batch: a packet needs at most 18 + 17 + 2. */
+#define XFAB_NB_MAX_OPS (XFAB_NB_BATCH * 40)
+/* Guest RX slots one dom0 packet may take (data slots, GSO extra apart). */
+#define XFAB_NB_RX_MAX_DATA (XEN_NETIF_NR_SLOTS_MIN - 1)
+/* Page pieces of one skb (head and frags cut at 4 KiB) we copy from. */
+#define XFAB_NB_RX_SRC 72
+/* Our pieces of one guest packet: the head (2) and up to 16 pages. */
+#define XFAB_NB_TX_DST 20
+extern unsigned int xfab_nb_rx_stall_secs;
+
+extern unsigned int xfab_nb_max_queues;
+extern unsigned int xfab_nb_rx_backlog;
+extern struct workqueue_struct *xfab_nb_wq;
+extern struct dentry *xfab_nb_debugfs;
+
+/* Per-queue counters; each has one writer context (see the comments). */
+struct xfab_nb_stats {
+	/* TX ring: NAPI poll */
+	u64 txr_packets, txr_bytes, txr_slots, txr_gso;
+	u64 txr_err[XFAB_TX_NR_ERRS];	/* by xfab_tx_err reason */
+	u64 txr_drop_copy, txr_drop_csum, txr_drop_nomem;
+	u64 txr_irqs, txr_spurious, txr_kicks;
+	u64 txr_copy_calls, txr_copy_ops;
+	/* RX ring: worker (xmit side marked) */
+	u64 rxr_packets, rxr_bytes, rxr_slots, rxr_gso;
+	u64 rxr_drop_backlog;		/* xmit: guest not taking packets */
+	u64 rxr_drop_down;		/* xmit: queue not connected */
+	u64 rxr_drop_big, rxr_drop_copy, rxr_drop_nomem;
+	u64 rxr_drop_stall;		/* purged: guest posted no buffers */
+	u64 rxr_irqs, rxr_spurious, rxr_kicks, rxr_stops;
+	u64 rxr_copy_calls, rxr_copy_ops;
+};
+
+/* Bits of xfab_nb_queue.eoi_pending: who still owes the lateeoi. */
+#define XFAB_NB_EOI_TX 1
+#define XFAB_NB_EOI_RX 2
+
+/* A guest packet between "copies planned" and "copies done". */
+struct xfab_nb_txp {
+	struct sk_buff *skb;
+	struct xfab_tx_pkt pkt;
+	u16 ids[XFAB_TX_MAX_CHAIN];	/* request id per consumed slot */
+	u8 is_data[XFAB_TX_MAX_CHAIN];
+	u16 op_first, op_count;
+};
+
+/* A dom0 packet on its way into guest RX buffers. */
+struct xfab_nb_rxp {
+	struct sk_buff *skb;
+	u16 nslots;			/* data slots */
+	u16 ids[XFAB_NB_RX_MAX_DATA];
+	u16 used[XFAB_NB_RX_MAX_DATA];	/* bytes in each slot */
+	bool gso;
+	bool failed;			/* could not be planned: answer errors */
+	u16 op_first, op_count;
+};
+
+struct xfab_nb_vif;
+
+struct xfab_nb_queue {
+	struct xfab_nb_vif *vif;
+	unsigned int id;
+	char name[IFNAMSIZ + 8];
+
+	/* Set up by connect, torn down by disconnect (interface.c). */
+	bool connected;
+	bool broken;			/* fatal peer error: do nothing more */
+	struct xen_netif_tx_back_ring tx;
+	struct xen_netif_rx_back_ring rx;
+	void *tx_addr, *rx_addr;	/* mapped ring pages */
+	int tx_irq, rx_irq;		/* equal when one channel is shared */
+	atomic_t eoi_pending;
+	struct napi_struct napi;
+	bool napi_added;
+	struct work_struct rx_work;
+
+	/* TX ring (NAPI) scratch */
+	xfab_idx_t tx_pushed;		/* rsp_prod we last published */
+	union xfab_tx_slot tx_slots[XFAB_TX_MAX_CHAIN];
+	struct xfab_nb_txp txp[XFAB_NB_BATCH];
+	struct xfab_seg tx_src[XFAB_TX_FATAL_SLOTS], tx_dst[XFAB_NB_TX_DST];
+	struct xfab_copy_op tx_plan[XFAB_TX_FATAL_SLOTS + XFAB_NB_TX_DST];
+
+	/* RX ring (worker) */
+	struct sk_buff_head rx_queue;	/* xmit -> worker */
+	unsigned int rx_queued_bytes;	/* under rx_queue.lock */
+	bool rx_stopped;
+	unsigned long rx_progress;	/* jiffies of the last packet out */
+	struct delayed_work rx_stall;
+	xfab_idx_t rx_pushed;
+	struct xfab_nb_rxp rxp[XFAB_NB_BATCH];
+	struct xfab_seg rx_src[XFAB_NB_RX_SRC], rx_dst[XFAB_NB_RX_MAX_DATA];
+	struct xfab_copy_op rx_plan[XFAB_NB_RX_SRC + XFAB_NB_RX_MAX_DATA];
+
+	/* Copy batches, one per direction (different contexts). */
+	struct gnttab_copy *tx_ops, *rx_ops;
+
+	struct dentry *dbg;
+	struct xfab_nb_stats st;
+};
+
+struct xfab_nb_vif {
+	struct xenbus_device *xdev;
+	struct net_device *dev;
+	domid_t domid;
+	unsigned int handle;
+
+	/* Negotiated at connect (xenbus.c), read by the datapath. */
+	unsigned int num_queues;
+	bool split_evtchn;
+	bool can_sg, gso_v4, gso_v6, ip_csum, ipv6_csum;
+	bool disabled;			/* a fatal error disabled the vif */
+
+	/* All xfab_nb_max_queues exist from probe to remove, so that stats
+	 * readers never meet a freed queue (XSA-374 class). */
+	struct xfab_nb_queue *queues;
+	unsigned int nr_alloc;
+	struct dentry *dbg;
+};
+
+/* xenbus.c */
+int xfab_nb_xenbus_register(void);
+void xfab_nb_xenbus_unregister(void);
+
+/* interface.c */
+struct xfab_nb_vif *xfab_nb_vif_create(struct xenbus_device *xdev,
+				       unsigned int handle);
+void xfab_nb_vif_destroy(struct xfab_nb_vif *vif);
+int xfab_nb_queue_connect(struct xfab_nb_queue *q, grant_ref_t tx_ref,
+			  grant_ref_t rx_ref, unsigned int tx_evtchn,
+			  unsigned int rx_evtchn);
+void xfab_nb_queue_disconnect(struct xfab_nb_queue *q);
+void xfab_nb_vif_carrier(struct xfab_nb_vif *vif, bool on);
+void xfab_nb_fatal(struct xfab_nb_queue *q, const char *why);
+void xfab_nb_eoi(struct xfab_nb_queue *q, int bit);
+
+/* tx.c */
+int xfab_nb_tx_poll(struct napi_struct *napi, int budget);
+bool xfab_nb_tx_has_work(struct xfab_nb_queue *q);
+
+/* rx.c */
+netdev_tx_t xfab_nb_start_xmit(struct sk_buff *skb, struct net_device *dev);
+void xfab_nb_rx_work(struct work_struct *work);
+bool xfab_nb_rx_has_work(struct xfab_nb_queue *q);
+u64 xfab_nb_rx_purge(struct xfab_nb_queue *q);
+void xfab_nb_rx_stall_check(struct work_struct *work);
+
+/* stats.c */
+extern const struct ethtool_ops xfab_nb_ethtool_ops;
+void xfab_nb_debugfs_add(struct xfab_nb_queue *q);
+void xfab_nb_debugfs_del(struct xfab_nb_queue *q);
+
+/* Kick the peer if it asked for it: after publishing new responses. */
+static inline void xfab_nb_publish(xfab_idx_t *pushed, xfab_idx_t now,
+				   xfab_idx_t *shared_prod,
+				   xfab_idx_t *shared_event, int irq, u64 *kicks)
+{
+	xfab_idx_t old = *pushed;
+
+	if (old == now)
+		return;
+	virt_wmb();		/* responses before the index that shows them */
+	WRITE_ONCE(*shared_prod, now);
+	virt_mb();		/* index before reading the peer's event */
+	*pushed = now;
+	if (xfab_ring_need_kick(old, now, READ_ONCE(*shared_event))) {
+		notify_remote_via_irq(irq);
+		(*kicks)++;
+	}
+}
+
+#endif /* XFAB_NETBACK_COMMON_H */

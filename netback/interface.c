@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The vifD.N net_device and its queues: creation at probe, ring mapping
+ * and event channels at connect, and a disconnect that undoes any prefix
+ * of connect (it is the error path too) and may run twice.
+ */
+#include <linux/etherdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/if_vlan.h>
+#include <xen/events.h>
+#include "common.h"
+
+/*
+ * lateeoi (XSA-332): an event channel is not re-enabled until we EOI it,
+ * so a guest cannot storm dom0 with events; each context that was woken
+ * (NAPI for TX, the worker for RX) gives its EOI when it has found the
+ * ring empty. A shared channel is EOIed when both are done.
+ */
+void xfab_nb_eoi(struct xfab_nb_queue *q, int bit)
+{
+	int old = atomic_fetch_andnot(bit, &q->eoi_pending);
+
+	if (!(old & bit))
+		return;
+	if (q->tx_irq != q->rx_irq)
+		xen_irq_lateeoi(bit == XFAB_NB_EOI_TX ? q->tx_irq : q->rx_irq, 0);
+	else if (!(old & ~bit))
+		xen_irq_lateeoi(q->tx_irq, 0);
+}
+
+/* Which contexts have work; 0 means the event told us nothing new. */
+static int nb_wake(struct xfab_nb_queue *q, int which)
+{
+	int bits = 0;
+
+	if ((which & XFAB_NB_EOI_TX) && xfab_nb_tx_has_work(q))
+		bits |= XFAB_NB_EOI_TX;
+	if ((which & XFAB_NB_EOI_RX) && xfab_nb_rx_has_work(q))
+		bits |= XFAB_NB_EOI_RX;
+	if (!bits)
+		return 0;
+	/* All bits at once, before anyone can clear one and EOI early. */
+	atomic_or(bits, &q->eoi_pending);
+	if (bits & XFAB_NB_EOI_TX)
+		napi_schedule(&q->napi);
+	if (bits & XFAB_NB_EOI_RX)
+		queue_work(xfab_nb_wq, &q->rx_work);
+	return bits;
+}
+
+static irqreturn_t nb_tx_interrupt(int irq, void *data)
+{
+	struct xfab_nb_queue *q = data;
+
+	q->st.txr_irqs++;
+	if (!nb_wake(q, XFAB_NB_EOI_TX)) {
+		q->st.txr_spurious++;
+		xen_irq_lateeoi(irq, XEN_EOI_FLAG_SPURIOUS);
+	}
+	return IRQ_HANDLED;
+}
+
+static irqreturn_t nb_rx_interrupt(int irq, void *data)
+{
+	struct xfab_nb_queue *q = data;
+
+	q->st.rxr_irqs++;
+	if (!nb_wake(q, XFAB_NB_EOI_RX)) {
+		q->st.rxr_spurious++;
+		xen_irq_lateeoi(irq, XEN_EOI_FLAG_SPURIOUS);
+	}
+	return IRQ_HANDLED;
+}
+
+static irqreturn_t nb_interrupt(int irq, void *data)
+{
+	struct xfab_nb_queue *q = data;
+
+	q->st.txr_irqs++;
+	if (!nb_wake(q, XFAB_NB_EOI_TX | XFAB_NB_EOI_RX)) {
+		q->st.txr_spurious++;
+		xen_irq_lateeoi(irq, XEN_EOI_FLAG_SPURIOUS);
+	}
+	return IRQ_HANDLED;
+}
+
+/* A peer error we cannot answer packet by packet: stop using the vif. */
+void xfab_nb_fatal(struct xfab_nb_queue *q, const char *why)
+{
+	struct xfab_nb_vif *vif = q->vif;
+
+	if (!q->broken)
+		netdev_err(vif->dev, "queue %u: %s; disabling the vif\n",
+			   q->id, why);
+	q->broken = true;
+	vif->disabled = true;
+	netif_carrier_off(vif->dev);
+}
+
+void xfab_nb_vif_carrier(struct xfab_nb_vif *vif, bool on)
+{
+	if (on && !vif->disabled) {
+		netif_carrier_on(vif->dev);
+		netif_tx_wake_all_queues(vif->dev);
+	} else {
+		netif_carrier_off(vif->dev);
+	}
+}
+
+static int nb_map_rings(struct xfab_nb_queue *q, grant_ref_t tx_ref,
+			grant_ref_t rx_ref)
+{
+	struct xenbus_device *xdev = q->vif->xdev;
+	int err;
+
+	err = xenbus_map_ring_valloc(xdev, &tx_ref, 1, &q->tx_addr);
+	if (err)
+		return err;
+	BACK_RING_INIT(&q->tx, (struct xen_netif_tx_sring *)q->tx_addr,
+		       XEN_PAGE_SIZE);
+	err = xenbus_map_ring_valloc(xdev, &rx_ref, 1, &q->rx_addr);
+	if (err)
+		return err;
+	BACK_RING_INIT(&q->rx, (struct xen_netif_rx_sring *)q->rx_addr,
+		       XEN_PAGE_SIZE);
+	q->tx_pushed = 0;
+	q->rx_pushed = 0;
+	return 0;
+}
+
+static int nb_bind(struct xfab_nb_queue *q, unsigned int tx_evtchn,
+		   unsigned int rx_evtchn)
+{
+	struct xenbus_device *xdev = q->vif->xdev;
+	int irq;
+
+	if (tx_evtchn == rx_evtchn) {
+		irq = bind_interdomain_evtchn_to_irqhandler_lateeoi(xdev,
+			tx_evtchn, nb_interrupt, 0, q->name, q);
+		if (irq < 0)
+			return irq;
+		q->tx_irq = q->rx_irq = irq;
+		return 0;
+	}
+	irq = bind_interdomain_evtchn_to_irqhandler_lateeoi(xdev, tx_evtchn,
+		nb_tx_interrupt, 0, q->name, q);
+	if (irq < 0)
+		return irq;
+	q->tx_irq = irq;
+	irq = bind_interdomain_evtchn_to_irqhandler_lateeoi(xdev, rx_evtchn,
+		nb_rx_interrupt, 0, q->name, q);
+	if (irq < 0)
+		return irq;
+	q->rx_irq = irq;
+	return 0;
+}
+
+int xfab_nb_queue_connect(struct xfab_nb_queue *q, grant_ref_t tx_ref,
+			  grant_ref_t rx_ref, unsigned int tx_evtchn,
+			  unsigned int rx_evtchn)
+{
+	int err = -ENOMEM;
+
+	q->broken = false;
+	atomic_set(&q->eoi_pending, 0);
+	q->tx_ops = kvcalloc(XFAB_NB_MAX_OPS, sizeof(*q->tx_ops), GFP_KERNEL);
+	q->rx_ops = kvcalloc(XFAB_NB_MAX_OPS, sizeof(*q->rx_ops), GFP_KERNEL);
+	if (!q->tx_ops || !q->rx_ops)
+		goto fail;
+	err = nb_map_rings(q, tx_ref, rx_ref);
+	if (err)
+		goto fail;
+	netif_napi_add(q->vif->dev, &q->napi, xfab_nb_tx_poll);
+	napi_enable(&q->napi);
+	q->napi_added = true;
+	q->rx_progress = jiffies;
+	/* Before the interrupts: a first event finds a working queue. */
+	q->connected = true;
+	err = nb_bind(q, tx_evtchn, rx_evtchn);
+	if (err)
+		goto fail;
+	xfab_nb_debugfs_add(q);
+	return 0;
+fail:
+	xfab_nb_queue_disconnect(q);
+	return err;
+}
+
+void xfab_nb_queue_disconnect(struct xfab_nb_queue *q)
+{
+	struct xenbus_device *xdev = q->vif->xdev;
+
+	q->connected = false;
+	xfab_nb_debugfs_del(q);
+	if (q->rx_irq > 0 && q->rx_irq != q->tx_irq)
+		unbind_from_irqhandler(q->rx_irq, q);
+	if (q->tx_irq > 0)
+		unbind_from_irqhandler(q->tx_irq, q);
+	q->tx_irq = q->rx_irq = 0;
+	if (q->napi_added) {
+		napi_disable(&q->napi);
+		netif_napi_del(&q->napi);
+		q->napi_added = false;
+	}
+	cancel_work_sync(&q->rx_work);
+	cancel_delayed_work_sync(&q->rx_stall);
+	q->st.rxr_drop_down += xfab_nb_rx_purge(q);
+	if (q->tx_addr)
+		xenbus_unmap_ring_vfree(xdev, q->tx_addr);
+	if (q->rx_addr)
+		xenbus_unmap_ring_vfree(xdev, q->rx_addr);
+	q->tx_addr = q->rx_addr = NULL;
+	kvfree(q->tx_ops);
+	kvfree(q->rx_ops);
+	q->tx_ops = q->rx_ops = NULL;
+}
+
+static int nb_open(struct net_device *dev)
+{
+	struct xfab_nb_vif *vif = netdev_priv(dev);
+
+	if (vif->num_queues && !vif->disabled)
+		netif_tx_start_all_queues(dev);
+	return 0;
+}
+
+static int nb_stop(struct net_device *dev)
+{
+	netif_tx_stop_all_queues(dev);
+	return 0;
+}
+
+/* Offer the stack only what the guest said it can receive. */
+static netdev_features_t nb_fix_features(struct net_device *dev,
+					 netdev_features_t f)
+{
+	struct xfab_nb_vif *vif = netdev_priv(dev);
+
+	if (!vif->can_sg)
+		f &= ~NETIF_F_SG;
+	if (!vif->gso_v4)
+		f &= ~NETIF_F_TSO;
+	if (!vif->gso_v6)
+		f &= ~NETIF_F_TSO6;
+	if (!vif->ip_csum)
+		f &= ~NETIF_F_IP_CSUM;
+	if (!vif->ipv6_csum)
+		f &= ~NETIF_F_IPV6_CSUM;
+	return f;
+}
+
+static int nb_change_mtu(struct net_device *dev, int mtu)
+{
+	struct xfab_nb_vif *vif = netdev_priv(dev);
+
+	if (mtu > ETH_DATA_LEN && !vif->can_sg)
+		return -EINVAL;
+	WRITE_ONCE(dev->mtu, mtu);
+	return 0;
+}
+
+/* The net_device's view: rx is what the guest sent us. */
+static void nb_get_stats64(struct net_device *dev,
+			   struct rtnl_link_stats64 *s)
+{
+	struct xfab_nb_vif *vif = netdev_priv(dev);
+	unsigned int i, e;
+
+	for (i = 0; i < vif->nr_alloc; i++) {
+		const struct xfab_nb_stats *st = &vif->queues[i].st;
+
+		s->rx_packets += st->txr_packets;
+		s->rx_bytes += st->txr_bytes;
+		s->tx_packets += st->rxr_packets;
+		s->tx_bytes += st->rxr_bytes;
+		for (e = 1; e < XFAB_TX_NR_ERRS; e++)
+			s->rx_errors += st->txr_err[e];
+		s->rx_dropped += st->txr_drop_copy + st->txr_drop_csum +
+				 st->txr_drop_nomem;
+		s->tx_dropped += st->rxr_drop_backlog + st->rxr_drop_down +
+				 st->rxr_drop_big + st->rxr_drop_copy +
+				 st->rxr_drop_nomem + st->rxr_drop_stall;
+	}
+}
+
+static const struct net_device_ops nb_netdev_ops = {
+	.ndo_open = nb_open,
+	.ndo_stop = nb_stop,
+	.ndo_start_xmit = xfab_nb_start_xmit,
+	.ndo_fix_features = nb_fix_features,
+	.ndo_change_mtu = nb_change_mtu,
+	.ndo_get_stats64 = nb_get_stats64,
+	.ndo_set_mac_address = eth_mac_addr,
+	.ndo_validate_addr = eth_validate_addr,
+};
+
+static void nb_queue_init(struct xfab_nb_vif *vif, unsigned int i)
+{
+	struct xfab_nb_queue *q = &vif->queues[i];
+
+	q->vif = vif;
+	q->id = i;
+	snprintf(q->name, sizeof(q->name), "%s-q%u", vif->dev->name, i);
+	skb_queue_head_init(&q->rx_queue);
+	INIT_WORK(&q->rx_work, xfab_nb_rx_work);
+	INIT_DELAYED_WORK(&q->rx_stall, xfab_nb_rx_stall_check);
+}
+
+struct xfab_nb_vif *xfab_nb_vif_create(struct xenbus_device *xdev,
+				       unsigned int handle)
+{
+	struct xfab_nb_vif *vif;
+	struct net_device *dev;
+	char name[IFNAMSIZ];
+	unsigned int i;
+	int err;
+
+	snprintf(name, sizeof(name), "vif%u.%u", xdev->otherend_id, handle);
+	dev = alloc_netdev_mq(sizeof(*vif), name, NET_NAME_UNKNOWN,
+			      ether_setup, xfab_nb_max_queues);
+	if (!dev)
+		return ERR_PTR(-ENOMEM);
+	vif = netdev_priv(dev);
+	vif->dev = dev;
+	vif->xdev = xdev;
+	vif->domid = xdev->otherend_id;
+	vif->handle = handle;
+	vif->nr_alloc = xfab_nb_max_queues;
+	vif->queues = kvcalloc(vif->nr_alloc, sizeof(*vif->queues), GFP_KERNEL);
+	if (!vif->queues) {
+		free_netdev(dev);
+		return ERR_PTR(-ENOMEM);
+	}
+	for (i = 0; i < vif->nr_alloc; i++)
+		nb_queue_init(vif, i);
+
+	SET_NETDEV_DEV(dev, &xdev->dev);
+	dev->netdev_ops = &nb_netdev_ops;
+	dev->ethtool_ops = &xfab_nb_ethtool_ops;
+	dev->hw_features = NETIF_F_SG | NETIF_F_IP_CSUM | NETIF_F_IPV6_CSUM |
+			   NETIF_F_TSO | NETIF_F_TSO6 | NETIF_F_RXCSUM;
+	dev->features = dev->hw_features;
+	dev->min_mtu = ETH_MIN_MTU;
+	dev->max_mtu = XEN_NETIF_MAX_TX_SIZE - VLAN_ETH_HLEN;
+	/* A guest's packet is at most 64 KiB on the wire protocol. */
+	netif_set_tso_max_size(dev, XEN_NETIF_MAX_TX_SIZE - VLAN_ETH_HLEN);
+	/* fe:ff:ff:ff:ff:ff, as Xen's bridges expect: never the guest's MAC. */
+	eth_hw_addr_set(dev, (const u8[ETH_ALEN]){ 0xfe, 0xff, 0xff, 0xff,
+						  0xff, 0xff });
+	netif_carrier_off(dev);
+	err = register_netdev(dev);
+	if (err) {
+		kvfree(vif->queues);
+		free_netdev(dev);
+		return ERR_PTR(err);
+	}
+	netif_tx_stop_all_queues(dev);
+	return vif;
+}
+
+/* Disconnect first (xenbus.c does); this only frees. */
+void xfab_nb_vif_destroy(struct xfab_nb_vif *vif)
+{
+	struct net_device *dev = vif->dev;
+
+	unregister_netdev(dev);
+	kvfree(vif->queues);
+	free_netdev(dev);
+}

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * xfab_netback: Xen PV network backend (dom0 side of the vif device),
+ * wire compatible with any netif frontend. Module parameters, the
+ * workqueue and debugfs root, registration.
+ */
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <xen/xen.h>
+#include "common.h"
+
+/*
+ * Queues offered per vif (multi-queue-max-queues). The frontend picks up
+ * to this many, normally one per vCPU; more queues than dom0 vCPUs only
+ * add contention, hence the default.
+ */
+unsigned int xfab_nb_max_queues;
+module_param_named(max_queues, xfab_nb_max_queues, uint, 0444);
+MODULE_PARM_DESC(max_queues, "Queues offered per vif (default: online CPUs, 1..16)");
+
+/*
+ * Bytes a queue holds for a guest that has not posted RX buffers yet.
+ * Bounds dom0 memory per guest; past it the vif's queue stops and the
+ * stack queues (and drops) upstream, as for a slow NIC.
+ */
+unsigned int xfab_nb_rx_backlog = 512 * 1024;
+module_param_named(rx_backlog, xfab_nb_rx_backlog, uint, 0644);
+MODULE_PARM_DESC(rx_backlog, "Bytes queued per queue for a guest before the queue stops (default 512 KiB)");
+
+/*
+ * A guest that posts no RX buffers for this long while its queue is
+ * stopped loses its backlog, so that it cannot pin dom0 memory forever.
+ */
+unsigned int xfab_nb_rx_stall_secs = 10;
+module_param_named(rx_stall_secs, xfab_nb_rx_stall_secs, uint, 0644);
+MODULE_PARM_DESC(rx_stall_secs, "Seconds without guest RX buffers before its backlog is dropped (default 10)");
+
+struct workqueue_struct *xfab_nb_wq;
+struct dentry *xfab_nb_debugfs;
+
+static int __init xfab_nb_init(void)
+{
+	int err;
+
+	if (!xen_domain())
+		return -ENODEV;
+	if (!xfab_nb_max_queues)
+		xfab_nb_max_queues = min_t(unsigned int, num_online_cpus(), 16);
+	if (xfab_nb_max_queues > 16) {
+		pr_err("xfab_netback: max_queues=%u: at most 16\n",
+		       xfab_nb_max_queues);
+		return -EINVAL;
+	}
+	if (xfab_nb_rx_backlog < 65536 || !xfab_nb_rx_stall_secs) {
+		pr_err("xfab_netback: rx_backlog must be >= 65536 and rx_stall_secs > 0\n");
+		return -EINVAL;
+	}
+	/* Per-CPU, high priority: the RX copy is on the packet's path. */
+	xfab_nb_wq = alloc_workqueue("xfab_netback", WQ_HIGHPRI | WQ_MEM_RECLAIM,
+				     0);
+	if (!xfab_nb_wq)
+		return -ENOMEM;
+	xfab_nb_debugfs = debugfs_create_dir("xfab_netback", NULL);
+	err = xfab_nb_xenbus_register();
+	if (err) {
+		debugfs_remove_recursive(xfab_nb_debugfs);
+		destroy_workqueue(xfab_nb_wq);
+	}
+	return err;
+}
+
+static void __exit xfab_nb_exit(void)
+{
+	xfab_nb_xenbus_unregister();
+	debugfs_remove_recursive(xfab_nb_debugfs);
+	destroy_workqueue(xfab_nb_wq);
+}
+
+module_init(xfab_nb_init);
+module_exit(xfab_nb_exit);
+MODULE_DESCRIPTION("xfab Xen PV network backend (netif compatible)");
+MODULE_LICENSE("Dual MIT/GPL");
+MODULE_ALIAS("xen-backend:vif");

@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * dom0 stack -> guest RX ring. start_xmit queues the skb on its queue and
+ * wakes the queue's worker; the worker takes the guest's posted buffers
+ * (RX requests), grant-copies the packet into them densely (every buffer
+ * filled to 4 KiB before the next), and answers in ring order, the GSO
+ * extra in the second slot, as the protocol lays it out.
+ *
+ * Queueing is bounded (rx_backlog bytes per queue): past it the net_device
+ * queue stops, and a guest that posts no buffers for rx_stall_secs gets
+ * its backlog purged and counted, so a stuck guest cannot pin dom0
+ * memory or the bridge (XSA-392/424 class).
+ */
+#include <linux/if_ether.h>
+#include <xen/page.h>
+#include "common.h"
+
+/* Guest buffers a packet needs: data slots, plus one for the GSO extra. */
+static u32 rx_slots_needed(const struct sk_buff *skb, u32 *data)
+{
+	*data = max_t(u32, 1, DIV_ROUND_UP(skb->len, XEN_PAGE_SIZE));
+	return *data + (skb_is_gso(skb) ? 1 : 0);
+}
+
+static bool rx_skb_ok(const struct sk_buff *skb)
+{
+	u32 data;
+
+	if (skb_is_gso(skb) &&
+	    !(skb_shinfo(skb)->gso_type & (SKB_GSO_TCPV4 | SKB_GSO_TCPV6)))
+		return false;
+	rx_slots_needed(skb, &data);
+	return data <= XFAB_NB_RX_MAX_DATA;
+}
+
+static void rx_queue_stop(struct xfab_nb_queue *q)
+{
+	netif_tx_stop_queue(netdev_get_tx_queue(q->vif->dev, q->id));
+	q->rx_stopped = true;
+	q->st.rxr_stops++;
+	mod_delayed_work(xfab_nb_wq, &q->rx_stall,
+			 xfab_nb_rx_stall_secs * HZ);
+}
+
+netdev_tx_t xfab_nb_start_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	struct xfab_nb_vif *vif = netdev_priv(dev);
+	u16 qi = skb_get_queue_mapping(skb);
+	struct xfab_nb_queue *q;
+
+	if (qi >= vif->num_queues)
+		qi = 0;
+	q = &vif->queues[qi];
+	if (!q->connected || q->broken) {
+		q->st.rxr_drop_down++;
+		goto drop;
+	}
+	if (skb_has_frag_list(skb) && skb_linearize(skb)) {
+		q->st.rxr_drop_nomem++;
+		goto drop;
+	}
+	if (!rx_skb_ok(skb)) {
+		q->st.rxr_drop_big++;
+		goto drop;
+	}
+	spin_lock_bh(&q->rx_queue.lock);
+	if (q->rx_queued_bytes > 2 * xfab_nb_rx_backlog) {
+		spin_unlock_bh(&q->rx_queue.lock);
+		q->st.rxr_drop_backlog++;
+		goto drop;
+	}
+	__skb_queue_tail(&q->rx_queue, skb);
+	q->rx_queued_bytes += skb->len;
+	if (q->rx_queued_bytes >= xfab_nb_rx_backlog && !q->rx_stopped)
+		rx_queue_stop(q);
+	spin_unlock_bh(&q->rx_queue.lock);
+	queue_work(xfab_nb_wq, &q->rx_work);
+	return NETDEV_TX_OK;
+drop:
+	dev_kfree_skb_any(skb);
+	return NETDEV_TX_OK;
+}
+
+/* Dequeue under the lock; wake the net_device queue below half. */
+static struct sk_buff *rx_dequeue(struct xfab_nb_queue *q)
+{
+	struct sk_buff *skb;
+
+	spin_lock_bh(&q->rx_queue.lock);
+	skb = __skb_dequeue(&q->rx_queue);
+	if (skb)
+		q->rx_queued_bytes -= skb->len;
+	if (q->rx_stopped && q->rx_queued_bytes < xfab_nb_rx_backlog / 2) {
+		q->rx_stopped = false;
+		netif_tx_wake_queue(netdev_get_tx_queue(q->vif->dev, q->id));
+	}
+	spin_unlock_bh(&q->rx_queue.lock);
+	return skb;
+}
+
+/* Drop the whole backlog; returns how many packets went. */
+u64 xfab_nb_rx_purge(struct xfab_nb_queue *q)
+{
+	struct sk_buff *skb;
+	u64 n = 0;
+
+	while ((skb = rx_dequeue(q))) {
+		dev_kfree_skb_any(skb);
+		n++;
+	}
+	return n;
+}
+
+/* Posted buffers not yet used; -EIO when the guest's index is corrupt. */
+static int rx_avail(struct xfab_nb_queue *q, u32 *avail)
+{
+	xfab_idx_t prod = READ_ONCE(q->rx.sring->req_prod);
+
+	virt_rmb();
+	if (xfab_ring_reqs_pending(XFAB_NB_RX_RING_SIZE, prod, q->rx.req_cons,
+				   q->rx.rsp_prod_pvt, avail)) {
+		xfab_nb_fatal(q, "RX request producer index past the ring");
+		return -EIO;
+	}
+	return 0;
+}
+
+bool xfab_nb_rx_has_work(struct xfab_nb_queue *q)
+{
+	u32 avail;
+
+	if (!q->connected || q->broken || skb_queue_empty_lockless(&q->rx_queue))
+		return false;
+	return !rx_avail(q, &avail) && avail;
+}
+
+/* Enough buffers for the next packet? If not, ask to be told. */
+static bool rx_room(struct xfab_nb_queue *q, u32 need)
+{
+	u32 avail;
+
+	if (rx_avail(q, &avail))
+		return false;
+	if (avail >= need)
+		return true;
+	WRITE_ONCE(q->rx.sring->req_event, q->rx.req_cons + need);
+	virt_mb();
+	return !rx_avail(q, &avail) && avail >= need;
+}
+
+static u32 rx_src_segs(struct xfab_nb_queue *q, struct sk_buff *skb)
+{
+	u32 n, i;
+
+	n = xfab_seg_split((unsigned long)skb->data, skb_headlen(skb),
+			   q->rx_src, XFAB_NB_RX_SRC);
+	for (i = 0; i < skb_shinfo(skb)->nr_frags && n <= XFAB_NB_RX_SRC; i++) {
+		const skb_frag_t *f = &skb_shinfo(skb)->frags[i];
+		unsigned long a = (unsigned long)page_address(skb_frag_page(f)) +
+				  skb_frag_off(f);
+
+		n += xfab_seg_split(a, skb_frag_size(f), q->rx_src + n,
+				    n < XFAB_NB_RX_SRC ? XFAB_NB_RX_SRC - n : 0);
+	}
+	return n;
+}
+
+/* Take the buffers, plan the copies. Returns -E2BIG if it cannot be cut. */
+static int rx_plan_packet(struct xfab_nb_queue *q, struct xfab_nb_rxp *p,
+			  u32 need, u32 *nops)
+{
+	u32 i, ns, idx;
+	int n;
+
+	for (i = 0; i < need; i++) {
+		struct xen_netif_rx_request r;
+
+		memcpy(&r, RING_GET_REQUEST(&q->rx, q->rx.req_cons + i),
+		       sizeof(r));
+		/* Buffers are used in ring order; the GSO extra takes slot 1. */
+		if (p->gso && i == 1)
+			continue;
+		idx = i - (p->gso && i > 1);
+		p->ids[idx] = r.id;
+		q->rx_dst[idx] = (struct xfab_seg){ r.gref, 0, XEN_PAGE_SIZE };
+		p->used[idx] = 0;
+	}
+	q->rx.req_cons += need;
+	ns = rx_src_segs(q, p->skb);
+	if (ns > XFAB_NB_RX_SRC)
+		return -E2BIG;
+	n = xfab_copy_zip(q->rx_src, ns, q->rx_dst, p->nslots, q->rx_plan,
+			  XFAB_NB_MAX_OPS - *nops);
+	if (n < 0)
+		return n;
+	p->op_first = *nops;
+	p->op_count = n;
+	for (i = 0; i < n; i++) {
+		const struct xfab_copy_op *c = &q->rx_plan[i];
+		struct gnttab_copy *op = &q->rx_ops[*nops + i];
+
+		op->source.u.gmfn = virt_to_gfn((void *)(q->rx_src[c->si].page << 12));
+		op->source.domid = DOMID_SELF;
+		op->source.offset = c->soff;
+		op->dest.u.ref = q->rx_dst[c->di].page;
+		op->dest.domid = q->vif->domid;
+		op->dest.offset = c->doff;
+		op->len = c->len;
+		op->flags = GNTCOPY_dest_gref;
+		p->used[c->di] = max_t(u16, p->used[c->di], c->doff + c->len);
+	}
+	*nops += n;
+	return 0;
+}
+
+/* Fill q->rxp[] with packets that have buffers; returns how many. */
+static int rx_gather(struct xfab_nb_queue *q, u32 *nops)
+{
+	int n = 0;
+
+	*nops = 0;
+	while (n < XFAB_NB_BATCH &&
+	       XFAB_NB_MAX_OPS - *nops >= XFAB_NB_RX_SRC + XFAB_NB_RX_MAX_DATA) {
+		struct xfab_nb_rxp *p = &q->rxp[n];
+		struct sk_buff *skb = skb_peek(&q->rx_queue);
+		u32 need, data;
+
+		if (!skb)
+			break;
+		need = rx_slots_needed(skb, &data);
+		if (!rx_room(q, need))
+			break;
+		p->skb = rx_dequeue(q);
+		p->nslots = data;
+		p->gso = skb_is_gso(p->skb);
+		p->failed = rx_plan_packet(q, p, need, nops) != 0;
+		if (p->failed)
+			p->op_count = 0;
+		n++;
+	}
+	return n;
+}
+
+static void rx_respond(struct xfab_nb_queue *q, u16 id, u16 flags, s16 status)
+{
+	struct xen_netif_rx_response *rsp;
+
+	rsp = RING_GET_RESPONSE(&q->rx, q->rx.rsp_prod_pvt);
+	rsp->id = id;
+	rsp->offset = 0;
+	rsp->flags = flags;
+	rsp->status = status;
+	q->rx.rsp_prod_pvt++;
+}
+
+static void rx_extra(struct xfab_nb_queue *q, const struct sk_buff *skb)
+{
+	struct xen_netif_extra_info *e;
+
+	e = (struct xen_netif_extra_info *)
+		RING_GET_RESPONSE(&q->rx, q->rx.rsp_prod_pvt);
+	memset(e, 0, sizeof(struct xen_netif_rx_response));
+	e->type = XEN_NETIF_EXTRA_TYPE_GSO;
+	e->u.gso.size = skb_shinfo(skb)->gso_size;
+	e->u.gso.type = skb_shinfo(skb)->gso_type & SKB_GSO_TCPV6 ?
+			XEN_NETIF_GSO_TYPE_TCPV6 : XEN_NETIF_GSO_TYPE_TCPV4;
+	q->rx.rsp_prod_pvt++;
+}
+
+static u16 rx_csum_flags(const struct sk_buff *skb)
+{
+	if (skb->ip_summed == CHECKSUM_PARTIAL)
+		return XEN_NETRXF_csum_blank | XEN_NETRXF_data_validated;
+	if (skb->ip_summed == CHECKSUM_UNNECESSARY)
+		return XEN_NETRXF_data_validated;
+	return 0;
+}
+
+static bool rx_copies_ok(struct xfab_nb_queue *q, struct xfab_nb_rxp *p)
+{
+	unsigned int i;
+
+	if (p->failed)
+		return false;
+	for (i = 0; i < p->op_count; i++)
+		if (q->rx_ops[p->op_first + i].status != GNTST_okay)
+			return false;
+	return true;
+}
+
+/* Answer one packet's buffers in ring order. */
+static void rx_answer(struct xfab_nb_queue *q, struct xfab_nb_rxp *p)
+{
+	bool ok = rx_copies_ok(q, p);
+	u16 flags;
+	u32 i;
+
+	for (i = 0; i < p->nslots; i++) {
+		flags = i + 1 < p->nslots ? XEN_NETRXF_more_data : 0;
+		if (i == 0) {
+			flags |= rx_csum_flags(p->skb);
+			if (p->gso)
+				flags |= XEN_NETRXF_extra_info;
+		}
+		rx_respond(q, p->ids[i], flags,
+			   ok ? p->used[i] : XEN_NETIF_RSP_ERROR);
+		if (i == 0 && p->gso) {
+			/* the extra's slot keeps its request's id in place */
+			rx_extra(q, p->skb);
+		}
+	}
+	if (ok) {
+		q->st.rxr_packets++;
+		q->st.rxr_bytes += p->skb->len;
+		q->st.rxr_slots += p->nslots + p->gso;
+		q->st.rxr_gso += p->gso;
+	} else {
+		q->st.rxr_drop_copy++;
+	}
+	dev_kfree_skb_any(p->skb);
+	p->skb = NULL;
+}
+
+void xfab_nb_rx_work(struct work_struct *work)
+{
+	struct xfab_nb_queue *q = container_of(work, struct xfab_nb_queue,
+					       rx_work);
+	int rounds = 0, n, i;
+	u32 nops;
+
+	while (q->connected && !q->broken && rounds++ < 64) {
+		n = rx_gather(q, &nops);
+		if (!n)
+			break;
+		if (nops) {
+			gnttab_batch_copy(q->rx_ops, nops);
+			q->st.rxr_copy_calls++;
+			q->st.rxr_copy_ops += nops;
+		}
+		for (i = 0; i < n; i++)
+			rx_answer(q, &q->rxp[i]);
+		xfab_nb_publish(&q->rx_pushed, q->rx.rsp_prod_pvt,
+				&q->rx.sring->rsp_prod, &q->rx.sring->rsp_event,
+				q->rx_irq, &q->st.rxr_kicks);
+		q->rx_progress = jiffies;
+	}
+	xfab_nb_eoi(q, XFAB_NB_EOI_RX);
+	/* Out of rounds with work left: yield the CPU, then go on. */
+	if (rounds > 64)
+		queue_work(xfab_nb_wq, &q->rx_work);
+}
+
+/* Runs while the net_device queue is stopped: is the guest still taking? */
+void xfab_nb_rx_stall_check(struct work_struct *work)
+{
+	struct xfab_nb_queue *q = container_of(to_delayed_work(work),
+					       struct xfab_nb_queue, rx_stall);
+	unsigned long limit = xfab_nb_rx_stall_secs * HZ;
+
+	if (!q->rx_stopped)
+		return;
+	if (time_before(jiffies, q->rx_progress + limit)) {
+		mod_delayed_work(xfab_nb_wq, &q->rx_stall, limit);
+		return;
+	}
+	netdev_warn_once(q->vif->dev,
+			 "queue %u: guest posted no RX buffers for %us, dropping its backlog\n",
+			 q->id, xfab_nb_rx_stall_secs);
+	q->st.rxr_drop_stall += xfab_nb_rx_purge(q);
+}

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Counters (ethtool -S, per queue: q<N>_<counter>) and the debugfs ring
+ * dump (/sys/kernel/debug/xfab_netback/vif<D>.<N>-q<I>). All queues exist
+ * from probe to remove, so readers never meet freed memory; the dump file
+ * is removed before its rings are unmapped (debugfs waits for readers).
+ */
+#include <linux/ethtool.h>
+#include <linux/seq_file.h>
+#include "common.h"
+
+#define NB_STAT(f) { #f, offsetof(struct xfab_nb_stats, f) }
+
+static const struct {
+	const char *name;
+	size_t off;
+} nb_stats[] = {
+	NB_STAT(txr_packets), NB_STAT(txr_bytes), NB_STAT(txr_slots),
+	NB_STAT(txr_gso), NB_STAT(txr_drop_copy), NB_STAT(txr_drop_csum),
+	NB_STAT(txr_drop_nomem), NB_STAT(txr_irqs), NB_STAT(txr_spurious),
+	NB_STAT(txr_kicks), NB_STAT(txr_copy_calls), NB_STAT(txr_copy_ops),
+	NB_STAT(rxr_packets), NB_STAT(rxr_bytes), NB_STAT(rxr_slots),
+	NB_STAT(rxr_gso), NB_STAT(rxr_drop_backlog), NB_STAT(rxr_drop_down),
+	NB_STAT(rxr_drop_big), NB_STAT(rxr_drop_copy), NB_STAT(rxr_drop_nomem),
+	NB_STAT(rxr_drop_stall), NB_STAT(rxr_irqs), NB_STAT(rxr_spurious),
+	NB_STAT(rxr_kicks), NB_STAT(rxr_stops), NB_STAT(rxr_copy_calls),
+	NB_STAT(rxr_copy_ops),
+};
+
+/* Per queue: the table, then one counter per TX-ring error reason. */
+#define NB_PER_QUEUE (ARRAY_SIZE(nb_stats) + XFAB_TX_NR_ERRS - 1)
+
+static int nb_sset_count(struct net_device *dev, int sset)
+{
+	struct xfab_nb_vif *vif = netdev_priv(dev);
+
+	return sset == ETH_SS_STATS ? vif->nr_alloc * NB_PER_QUEUE : -EOPNOTSUPP;
+}
+
+static void nb_strings(struct net_device *dev, u32 sset, u8 *data)
+{
+	struct xfab_nb_vif *vif = netdev_priv(dev);
+	unsigned int q, i;
+
+	if (sset != ETH_SS_STATS)
+		return;
+	for (q = 0; q < vif->nr_alloc; q++) {
+		for (i = 0; i < ARRAY_SIZE(nb_stats); i++)
+			ethtool_sprintf(&data, "q%u_%s", q, nb_stats[i].name);
+		/* "tx_drop_runt" -> "q0_txr_drop_runt" */
+		for (i = 1; i < XFAB_TX_NR_ERRS; i++)
+			ethtool_sprintf(&data, "q%u_txr_%s", q,
+					xfab_tx_err_name(i) + 3);
+	}
+}
+
+static void nb_stats_get(struct net_device *dev, struct ethtool_stats *es,
+			 u64 *data)
+{
+	struct xfab_nb_vif *vif = netdev_priv(dev);
+	unsigned int q, i;
+
+	for (q = 0; q < vif->nr_alloc; q++) {
+		const struct xfab_nb_stats *st = &vif->queues[q].st;
+
+		for (i = 0; i < ARRAY_SIZE(nb_stats); i++)
+			*data++ = *(const u64 *)((const char *)st +
+						 nb_stats[i].off);
+		for (i = 1; i < XFAB_TX_NR_ERRS; i++)
+			*data++ = st->txr_err[i];
+	}
+}
+
+static void nb_drvinfo(struct net_device *dev, struct ethtool_drvinfo *info)
+{
+	strscpy(info->driver, "xfab_netback", sizeof(info->driver));
+	strscpy(info->bus_info, dev_name(dev->dev.parent),
+		sizeof(info->bus_info));
+}
+
+const struct ethtool_ops xfab_nb_ethtool_ops = {
+	.get_drvinfo = nb_drvinfo,
+	.get_link = ethtool_op_get_link,
+	.get_sset_count = nb_sset_count,
+	.get_strings = nb_strings,
+	.get_ethtool_stats = nb_stats_get,
+};
+
+static void nb_dump_ring(struct seq_file *m, const char *name, u32 cons,
+			 u32 pvt, u32 pushed, const u32 *shared)
+{
+	/* shared: req_prod, req_event, rsp_prod, rsp_event (guest-written
+	 * fields may change under us: this is a snapshot) */
+	seq_printf(m, "%s: req_cons %u rsp_prod_pvt %u pushed %u | shared req_prod %u req_event %u rsp_prod %u rsp_event %u\n",
+		   name, cons, pvt, pushed, READ_ONCE(shared[0]),
+		   READ_ONCE(shared[1]), READ_ONCE(shared[2]),
+		   READ_ONCE(shared[3]));
+}
+
+static int nb_queue_show(struct seq_file *m, void *unused)
+{
+	struct xfab_nb_queue *q = m->private;
+
+	seq_printf(m, "connected %d broken %d tx_irq %d rx_irq %d eoi_pending %#x\n",
+		   q->connected, q->broken, q->tx_irq, q->rx_irq,
+		   atomic_read(&q->eoi_pending));
+	if (!q->connected)
+		return 0;
+	nb_dump_ring(m, "tx", q->tx.req_cons, q->tx.rsp_prod_pvt,
+		     q->tx_pushed, (const u32 *)q->tx.sring);
+	nb_dump_ring(m, "rx", q->rx.req_cons, q->rx.rsp_prod_pvt,
+		     q->rx_pushed, (const u32 *)q->rx.sring);
+	seq_printf(m, "rx backlog: %u packets %u bytes stopped %d\n",
+		   skb_queue_len(&q->rx_queue), q->rx_queued_bytes,
+		   q->rx_stopped);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(nb_queue);
+
+void xfab_nb_debugfs_add(struct xfab_nb_queue *q)
+{
+	if (IS_ERR_OR_NULL(xfab_nb_debugfs))
+		return;
+	q->dbg = debugfs_create_file(q->name, 0400, xfab_nb_debugfs, q,
+				     &nb_queue_fops);
+}
+
+void xfab_nb_debugfs_del(struct xfab_nb_queue *q)
+{
+	debugfs_remove(q->dbg);
+	q->dbg = NULL;
+}

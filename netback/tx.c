@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Guest TX ring -> dom0 stack. NAPI polls the ring: each packet's slots
+ * are copied out once, validated by common/ (xfab_tx_check), and the
+ * packet's bytes are grant-copied into a fresh skb. Copies of up to
+ * XFAB_NB_BATCH packets go in one hypercall; every consumed slot is
+ * answered only after its copy finished, since the answer lets the guest
+ * reuse the page.
+ *
+ * This is the compat datapath (one copy per byte). Part 2 reads persistent
+ * mappings in place instead; the split into gather / copy / deliver is
+ * there so that only tx_plan_packet() changes.
+ */
+#include <linux/etherdevice.h>
+#include <xen/page.h>
+#include "common.h"
+
+bool xfab_nb_tx_has_work(struct xfab_nb_queue *q)
+{
+	if (!q->connected || q->broken)
+		return false;
+	return READ_ONCE(q->tx.sring->req_prod) != q->tx.req_cons;
+}
+
+static void tx_respond(struct xfab_nb_queue *q, u16 id, s16 status)
+{
+	struct xen_netif_tx_response *rsp;
+
+	rsp = RING_GET_RESPONSE(&q->tx, q->tx.rsp_prod_pvt);
+	rsp->id = id;
+	rsp->status = status;
+	q->tx.rsp_prod_pvt++;
+}
+
+/* One answer per consumed slot; extras get the NULL status. */
+static void tx_answer(struct xfab_nb_queue *q, struct xfab_nb_txp *p,
+		      s16 status)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->pkt.consumed; i++)
+		tx_respond(q, p->ids[i],
+			   p->is_data[i] ? status : XEN_NETIF_RSP_NULL);
+}
+
+/* Our destination pieces: the skb head, then whole pages as frags. */
+static struct sk_buff *tx_alloc_skb(struct xfab_nb_queue *q, u32 len,
+				    u32 *nd)
+{
+	u32 hdr = min_t(u32, len, XFAB_NB_HDR), rest = len - hdr, n, i = 0;
+	struct sk_buff *skb;
+
+	skb = napi_alloc_skb(&q->napi, hdr);
+	if (!skb)
+		return NULL;
+	skb_put(skb, hdr);
+	n = xfab_seg_split((unsigned long)skb->data, hdr, q->tx_dst,
+			   XFAB_NB_TX_DST);
+	while (rest) {
+		u32 chunk = min_t(u32, rest, XEN_PAGE_SIZE);
+		struct page *page = alloc_page(GFP_ATOMIC | __GFP_NOWARN);
+
+		if (!page || i == MAX_SKB_FRAGS || n == XFAB_NB_TX_DST) {
+			if (page)
+				__free_page(page);
+			kfree_skb(skb);
+			return NULL;
+		}
+		skb_add_rx_frag(skb, i++, page, 0, chunk, PAGE_SIZE);
+		q->tx_dst[n].page = (unsigned long)page_address(page) >> 12;
+		q->tx_dst[n].off = 0;
+		q->tx_dst[n].len = chunk;
+		n++;
+		rest -= chunk;
+	}
+	*nd = n;
+	return skb;
+}
+
+/* The guest's pieces: the first slot's bytes, then each data slot. */
+static u32 tx_src_segs(struct xfab_nb_queue *q, const struct xfab_tx_pkt *pkt)
+{
+	const struct xen_netif_tx_request *r = &q->tx_slots[0].req;
+	u32 i, n = 0;
+
+	q->tx_src[n++] = (struct xfab_seg){ r->gref, r->offset,
+					    pkt->first_len };
+	for (i = 0; i < pkt->nr_frags; i++) {
+		r = &q->tx_slots[pkt->frag_slot[i]].req;
+		q->tx_src[n++] = (struct xfab_seg){ r->gref, r->offset,
+						    r->size };
+	}
+	return n;
+}
+
+/* Plan the copies of a validated packet into the batch at *nops. */
+static int tx_plan_packet(struct xfab_nb_queue *q, struct xfab_nb_txp *p,
+			  u32 *nops)
+{
+	u32 ns, nd, i;
+	int n;
+
+	p->skb = tx_alloc_skb(q, p->pkt.len, &nd);
+	if (!p->skb)
+		return -ENOMEM;
+	ns = tx_src_segs(q, &p->pkt);
+	n = xfab_copy_zip(q->tx_src, ns, q->tx_dst, nd, q->tx_plan,
+			  XFAB_NB_MAX_OPS - *nops);
+	if (n < 0) {
+		kfree_skb(p->skb);
+		p->skb = NULL;
+		return n;
+	}
+	p->op_first = *nops;
+	p->op_count = n;
+	for (i = 0; i < n; i++) {
+		const struct xfab_copy_op *c = &q->tx_plan[i];
+		struct gnttab_copy *op = &q->tx_ops[*nops + i];
+
+		op->source.u.ref = q->tx_src[c->si].page;
+		op->source.domid = q->vif->domid;
+		op->source.offset = c->soff;
+		op->dest.u.gmfn = virt_to_gfn((void *)(q->tx_dst[c->di].page << 12));
+		op->dest.domid = DOMID_SELF;
+		op->dest.offset = c->doff;
+		op->len = c->len;
+		op->flags = GNTCOPY_source_gref;
+	}
+	*nops += n;
+	return 0;
+}
+
+/* Copy the next packet's slots out of the shared ring, each once. */
+static int tx_fetch(struct xfab_nb_queue *q, u32 *avail)
+{
+	xfab_idx_t prod = READ_ONCE(q->tx.sring->req_prod);
+	u32 i, n;
+
+	virt_rmb();	/* the index before the slots it covers */
+	if (xfab_ring_reqs_pending(XFAB_NB_TX_RING_SIZE, prod, q->tx.req_cons,
+				   q->tx.rsp_prod_pvt, avail)) {
+		xfab_nb_fatal(q, "TX request producer index past the ring");
+		return -EIO;
+	}
+	n = min_t(u32, *avail, XFAB_TX_MAX_CHAIN);
+	for (i = 0; i < n; i++)
+		memcpy(&q->tx_slots[i],
+		       RING_GET_REQUEST(&q->tx, q->tx.req_cons + i),
+		       sizeof(struct xen_netif_tx_request));
+	*avail = n;
+	return 0;
+}
+
+/* Mark which consumed slots are data (answered with a status). */
+static void tx_note_slots(struct xfab_nb_queue *q, struct xfab_nb_txp *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->pkt.consumed; i++) {
+		p->ids[i] = q->tx_slots[i].req.id;
+		p->is_data[i] = i == 0;
+	}
+	for (i = 0; i < p->pkt.nr_frags; i++)
+		p->is_data[p->pkt.frag_slot[i]] = 1;
+}
+
+/*
+ * Take up to max packets off the ring into q->txp[], planning their
+ * copies. Dropped packets are answered at once. Returns the number of
+ * entries filled (a dropped one has no skb).
+ */
+static int tx_gather(struct xfab_nb_queue *q, int max, u32 *nops)
+{
+	int n = 0, err;
+	u32 avail;
+
+	*nops = 0;
+	while (n < max && XFAB_NB_MAX_OPS - *nops >= 2 * XFAB_NB_TX_DST + 2) {
+		struct xfab_nb_txp *p = &q->txp[n];
+
+		if (tx_fetch(q, &avail) || !avail)
+			break;
+		err = xfab_tx_check(q->tx_slots, avail, XFAB_TX_FATAL_SLOTS - 1,
+				    &p->pkt);
+		if (xfab_tx_err_fatal(err)) {
+			q->st.txr_err[err]++;
+			xfab_nb_fatal(q, xfab_tx_err_name(err));
+			break;
+		}
+		tx_note_slots(q, p);
+		q->tx.req_cons += p->pkt.consumed;
+		q->st.txr_slots += p->pkt.consumed;
+		p->skb = NULL;
+		if (err) {
+			q->st.txr_err[err]++;
+		} else if (tx_plan_packet(q, p, nops)) {
+			q->st.txr_drop_nomem++;
+		}
+		n++;
+	}
+	return n;
+}
+
+/* Offload state the guest asked for; false drops the packet. */
+static bool tx_offloads(struct xfab_nb_queue *q, struct sk_buff *skb,
+			const struct xfab_tx_pkt *pkt)
+{
+	bool recalc = false;
+
+	if (pkt->flags & XEN_NETTXF_csum_blank)
+		skb->ip_summed = CHECKSUM_PARTIAL;
+	else if (pkt->flags & XEN_NETTXF_data_validated)
+		skb->ip_summed = CHECKSUM_UNNECESSARY;
+
+	if (pkt->extra_mask & (1u << XEN_NETIF_EXTRA_TYPE_GSO)) {
+		const struct xen_netif_extra_info *e =
+			&pkt->extra[XEN_NETIF_EXTRA_TYPE_GSO];
+
+		skb_shinfo(skb)->gso_size = e->u.gso.size;
+		skb_shinfo(skb)->gso_type =
+			(e->u.gso.type == XEN_NETIF_GSO_TYPE_TCPV4 ?
+			 SKB_GSO_TCPV4 : SKB_GSO_TCPV6) | SKB_GSO_DODGY;
+		skb_shinfo(skb)->gso_segs = 0;	/* the stack counts them */
+		q->st.txr_gso++;
+		/* Segmenting needs a partial checksum, whatever was said. */
+		if (skb->ip_summed != CHECKSUM_PARTIAL) {
+			recalc = true;
+			skb->ip_summed = CHECKSUM_PARTIAL;
+		}
+	}
+	if (skb->ip_summed != CHECKSUM_PARTIAL)
+		return true;
+	return skb_checksum_setup(skb, recalc) == 0;
+}
+
+static bool tx_copies_ok(struct xfab_nb_queue *q, struct xfab_nb_txp *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->op_count; i++)
+		if (q->tx_ops[p->op_first + i].status != GNTST_okay)
+			return false;
+	return true;
+}
+
+/* After the batch copy: answer every packet, hand good ones up. */
+static void tx_deliver(struct xfab_nb_queue *q, int n)
+{
+	struct net_device *dev = q->vif->dev;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct xfab_nb_txp *p = &q->txp[i];
+		struct sk_buff *skb = p->skb;
+
+		if (!skb) {
+			tx_answer(q, p, XEN_NETIF_RSP_ERROR);
+			continue;
+		}
+		if (!tx_copies_ok(q, p)) {
+			q->st.txr_drop_copy++;
+			tx_answer(q, p, XEN_NETIF_RSP_ERROR);
+			kfree_skb(skb);
+			continue;
+		}
+		tx_answer(q, p, XEN_NETIF_RSP_OKAY);
+		skb->protocol = eth_type_trans(skb, dev);
+		if (!tx_offloads(q, skb, &p->pkt)) {
+			q->st.txr_drop_csum++;
+			kfree_skb(skb);
+			continue;
+		}
+		q->st.txr_packets++;
+		q->st.txr_bytes += p->pkt.len;
+		netif_receive_skb(skb);
+	}
+}
+
+static void tx_publish(struct xfab_nb_queue *q)
+{
+	xfab_nb_publish(&q->tx_pushed, q->tx.rsp_prod_pvt,
+			&q->tx.sring->rsp_prod, &q->tx.sring->rsp_event,
+			q->tx_irq, &q->st.txr_kicks);
+}
+
+/* Ask for an event at the next request, then look once more. */
+static bool tx_final_check(struct xfab_nb_queue *q)
+{
+	if (!q->connected || q->broken)
+		return false;
+	WRITE_ONCE(q->tx.sring->req_event, q->tx.req_cons + 1);
+	virt_mb();
+	return xfab_nb_tx_has_work(q);
+}
+
+int xfab_nb_tx_poll(struct napi_struct *napi, int budget)
+{
+	struct xfab_nb_queue *q = container_of(napi, struct xfab_nb_queue,
+					       napi);
+	int done = 0, n;
+	u32 nops;
+
+	while (done < budget && q->connected && !q->broken) {
+		n = tx_gather(q, min(budget - done, XFAB_NB_BATCH), &nops);
+		if (n <= 0)
+			break;
+		if (nops) {
+			gnttab_batch_copy(q->tx_ops, nops);
+			q->st.txr_copy_calls++;
+			q->st.txr_copy_ops += nops;
+		}
+		tx_deliver(q, n);
+		tx_publish(q);
+		done += n;
+	}
+	if (done < budget && napi_complete_done(napi, done)) {
+		if (tx_final_check(q))
+			napi_schedule(napi);
+		else
+			xfab_nb_eoi(q, XFAB_NB_EOI_TX);
+	}
+	return done;
+}

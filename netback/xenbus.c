@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Negotiation with the frontend over xenstore. Every state change goes
+ * through nb_set_state(), which walks the backend one legal step at a
+ * time toward the state the frontend's move calls for:
+ *
+ *   InitWait --connect ok--> Connected --> Closing --> Closed --> InitWait
+ *
+ * (probe starts in InitWait). The switch to Connected is published only
+ * once the toolstack's vif hotplug script reported "connected", because
+ * only then is vifD.N in the bridge.
+ *
+ * All of it runs in the xenwatch thread (probe, watches, remove on device
+ * removal) or under the driver core on module unload, never concurrently
+ * for one device.
+ */
+#include <linux/module.h>
+#include <linux/rtnetlink.h>
+#include <linux/etherdevice.h>
+#include "common.h"
+
+struct nb_backend {
+	struct xenbus_device *xdev;
+	struct xfab_nb_vif *vif;
+	enum xenbus_state state;	/* where we are (published or pending) */
+	struct xenbus_watch hotplug_watch;
+	bool hotplug_watching;
+	bool hotplug_done;
+	char *script;
+};
+
+static void nb_publish(struct nb_backend *be, enum xenbus_state s)
+{
+	be->state = s;
+	if (s == XenbusStateConnected && !be->hotplug_done)
+		return;		/* hotplug_changed() publishes it */
+	xenbus_switch_state(be->xdev, s);
+}
+
+/* ---- reading what the frontend wrote (hostile until checked) ---- */
+
+static unsigned int fe_flag(struct nb_backend *be, const char *key, int def)
+{
+	return xenbus_read_unsigned(be->xdev->otherend, key, def) ? 1 : 0;
+}
+
+static int fe_features(struct nb_backend *be)
+{
+	struct xfab_nb_vif *vif = be->vif;
+	struct xenbus_device *xdev = be->xdev;
+
+	if (!fe_flag(be, "request-rx-copy", 0)) {
+		xenbus_dev_fatal(xdev, -EOPNOTSUPP,
+				 "frontend must use request-rx-copy (flip mode is gone)");
+		return -EOPNOTSUPP;
+	}
+	if (!fe_flag(be, "feature-rx-notify", 0)) {
+		xenbus_dev_fatal(xdev, -EOPNOTSUPP,
+				 "frontend must support feature-rx-notify");
+		return -EOPNOTSUPP;
+	}
+	vif->can_sg = fe_flag(be, "feature-sg", 0);
+	vif->gso_v4 = fe_flag(be, "feature-gso-tcpv4", 0);
+	vif->gso_v6 = fe_flag(be, "feature-gso-tcpv6", 0);
+	vif->ip_csum = !fe_flag(be, "feature-no-csum-offload", 0);
+	vif->ipv6_csum = fe_flag(be, "feature-ipv6-csum-offload", 0);
+	return 0;
+}
+
+static int fe_num_queues(struct nb_backend *be, unsigned int *n)
+{
+	*n = xenbus_read_unsigned(be->xdev->otherend, "multi-queue-num-queues",
+				  1);
+	if (*n == 0 || *n > xfab_nb_max_queues) {
+		xenbus_dev_fatal(be->xdev, -EINVAL,
+				 "frontend asks for %u queues, we offer 1..%u",
+				 *n, xfab_nb_max_queues);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* One queue's rings and channels, from dir (the frontend's or queue-N). */
+static int fe_queue_connect(struct nb_backend *be, struct xfab_nb_queue *q,
+			    const char *dir)
+{
+	unsigned int tx_ref, rx_ref, tx_ev, rx_ev;
+	int err;
+
+	err = xenbus_gather(XBT_NIL, dir, "tx-ring-ref", "%u", &tx_ref,
+			    "rx-ring-ref", "%u", &rx_ref, NULL);
+	if (err) {
+		xenbus_dev_fatal(be->xdev, err, "reading %s/{tx,rx}-ring-ref",
+				 dir);
+		return err;
+	}
+	if (xenbus_scanf(XBT_NIL, dir, "event-channel", "%u", &tx_ev) == 1) {
+		rx_ev = tx_ev;
+	} else {
+		err = xenbus_gather(XBT_NIL, dir, "event-channel-tx", "%u",
+				    &tx_ev, "event-channel-rx", "%u", &rx_ev,
+				    NULL);
+		if (err) {
+			xenbus_dev_fatal(be->xdev, err,
+					 "reading %s/event-channel[-tx,-rx]",
+					 dir);
+			return err;
+		}
+	}
+	err = xfab_nb_queue_connect(q, tx_ref, rx_ref, tx_ev, rx_ev);
+	if (err)
+		xenbus_dev_fatal(be->xdev, err,
+				 "mapping rings %u/%u, binding channels %u/%u of %s",
+				 tx_ref, rx_ref, tx_ev, rx_ev, dir);
+	return err;
+}
+
+static void nb_disconnect(struct nb_backend *be)
+{
+	struct xfab_nb_vif *vif = be->vif;
+	unsigned int i;
+
+	if (!vif)
+		return;
+	xfab_nb_vif_carrier(vif, false);
+	netif_tx_disable(vif->dev);	/* no xmit runs past this */
+	for (i = 0; i < vif->nr_alloc; i++)
+		xfab_nb_queue_disconnect(&vif->queues[i]);
+	vif->num_queues = 0;
+}
+
+/* Apply what the frontend can receive to the net_device. */
+static void nb_apply_features(struct xfab_nb_vif *vif, unsigned int nq)
+{
+	rtnl_lock();
+	netif_set_real_num_tx_queues(vif->dev, nq);
+	netdev_update_features(vif->dev);
+	if (!vif->can_sg && vif->dev->mtu > ETH_DATA_LEN)
+		dev_set_mtu(vif->dev, ETH_DATA_LEN);
+	rtnl_unlock();
+}
+
+static int nb_connect(struct nb_backend *be)
+{
+	struct xfab_nb_vif *vif = be->vif;
+	unsigned int nq, i;
+	char *dir;
+	int err;
+
+	err = fe_features(be);
+	if (!err)
+		err = fe_num_queues(be, &nq);
+	if (err)
+		return err;
+	nb_apply_features(vif, nq);
+	vif->split_evtchn = false;
+	vif->disabled = false;
+	for (i = 0; i < nq; i++) {
+		if (nq == 1)
+			dir = kstrdup(be->xdev->otherend, GFP_KERNEL);
+		else
+			dir = kasprintf(GFP_KERNEL, "%s/queue-%u",
+					be->xdev->otherend, i);
+		if (!dir) {
+			err = -ENOMEM;
+			break;
+		}
+		err = fe_queue_connect(be, &vif->queues[i], dir);
+		kfree(dir);
+		if (err)
+			break;
+		vif->split_evtchn |= vif->queues[i].tx_irq != vif->queues[i].rx_irq;
+	}
+	if (err) {
+		nb_disconnect(be);
+		return err;
+	}
+	vif->num_queues = nq;
+	xfab_nb_vif_carrier(vif, true);
+	return 0;
+}
+
+/* ---- the state function ---- */
+
+/* One legal step from be->state toward target; false when none is left. */
+static bool nb_step(struct nb_backend *be, enum xenbus_state target)
+{
+	switch (be->state) {
+	case XenbusStateInitWait:
+		if (target == XenbusStateConnected) {
+			if (nb_connect(be))
+				return false;	/* fatal error already reported */
+			nb_publish(be, XenbusStateConnected);
+		} else if (target == XenbusStateClosing ||
+			   target == XenbusStateClosed) {
+			nb_publish(be, XenbusStateClosing);
+		} else {
+			return false;
+		}
+		return true;
+	case XenbusStateConnected:
+		nb_disconnect(be);
+		nb_publish(be, XenbusStateClosing);
+		return true;
+	case XenbusStateClosing:
+		if (target == XenbusStateClosing)
+			return false;
+		nb_publish(be, XenbusStateClosed);
+		return true;
+	case XenbusStateClosed:
+		if (target != XenbusStateInitWait &&
+		    target != XenbusStateConnected)
+			return false;
+		nb_publish(be, XenbusStateInitWait);
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void nb_set_state(struct nb_backend *be, enum xenbus_state target)
+{
+	while (be->state != target && nb_step(be, target))
+		;
+}
+
+static void nb_frontend_changed(struct xenbus_device *xdev,
+				enum xenbus_state fe)
+{
+	struct nb_backend *be = dev_get_drvdata(&xdev->dev);
+
+	switch (fe) {
+	case XenbusStateInitialising:
+	case XenbusStateInitialised:
+		/* a frontend starting (again): be ready for its keys */
+		if (be->state != XenbusStateInitWait)
+			nb_set_state(be, XenbusStateInitWait);
+		break;
+	case XenbusStateConnected:
+		nb_set_state(be, XenbusStateConnected);
+		break;
+	case XenbusStateClosing:
+		nb_set_state(be, XenbusStateClosing);
+		break;
+	case XenbusStateClosed:
+		nb_set_state(be, XenbusStateClosed);
+		if (xenbus_dev_is_online(xdev))
+			break;
+		fallthrough;
+	case XenbusStateUnknown:
+		nb_set_state(be, XenbusStateClosed);
+		device_unregister(&xdev->dev);
+		break;
+	default:
+		xenbus_dev_fatal(xdev, -EINVAL, "frontend in state %d", fe);
+		break;
+	}
+}
+
+/* ---- hotplug-status (written by xl's vif script) ---- */
+
+static void nb_hotplug_changed(struct xenbus_watch *w, const char *path,
+			       const char *token)
+{
+	struct nb_backend *be = container_of(w, struct nb_backend,
+					     hotplug_watch);
+	unsigned int len;
+	char *s;
+
+	s = xenbus_read(XBT_NIL, be->xdev->nodename, "hotplug-status", &len);
+	if (IS_ERR(s))
+		return;
+	if (!be->hotplug_done && len == 9 && !memcmp(s, "connected", 9)) {
+		be->hotplug_done = true;
+		/* publish a Connected we reached while waiting */
+		if (be->state == XenbusStateConnected)
+			xenbus_switch_state(be->xdev, be->state);
+	}
+	kfree(s);
+}
+
+static int nb_uevent(XFAB_XENBUS_UEVENT_CONST struct xenbus_device *xdev,
+		     struct kobj_uevent_env *env)
+{
+	struct nb_backend *be = dev_get_drvdata(&xdev->dev);
+
+	if (!be)
+		return 0;
+	if (be->script && add_uevent_var(env, "script=%s", be->script))
+		return -ENOMEM;
+	if (be->vif)
+		return add_uevent_var(env, "vif=%s", be->vif->dev->name);
+	return 0;
+}
+
+/* ---- probe / remove ---- */
+
+static int nb_write_features(struct xenbus_device *xdev)
+{
+	struct xenbus_transaction t;
+	int err;
+
+again:
+	err = xenbus_transaction_start(&t);
+	if (err)
+		return err;
+	err = xenbus_printf(t, xdev->nodename, "feature-sg", "1") ?:
+	      xenbus_printf(t, xdev->nodename, "feature-gso-tcpv4", "1") ?:
+	      xenbus_printf(t, xdev->nodename, "feature-gso-tcpv6", "1") ?:
+	      xenbus_printf(t, xdev->nodename, "feature-ipv6-csum-offload", "1") ?:
+	      xenbus_printf(t, xdev->nodename, "feature-rx-copy", "1") ?:
+	      xenbus_printf(t, xdev->nodename, "feature-rx-flip", "0") ?:
+	      xenbus_printf(t, xdev->nodename, "feature-split-event-channels", "1") ?:
+	      xenbus_printf(t, xdev->nodename, "multi-queue-max-queues", "%u",
+			    xfab_nb_max_queues);
+	if (err) {
+		xenbus_transaction_end(t, 1);
+		return err;
+	}
+	err = xenbus_transaction_end(t, 0);
+	if (err == -EAGAIN)
+		goto again;
+	return err;
+}
+
+static void nb_remove(struct xenbus_device *xdev)
+{
+	struct nb_backend *be = dev_get_drvdata(&xdev->dev);
+
+	if (!be)
+		return;
+	nb_set_state(be, XenbusStateClosed);
+	if (be->hotplug_watching) {
+		unregister_xenbus_watch(&be->hotplug_watch);
+		kfree(be->hotplug_watch.node);
+		be->hotplug_watching = false;
+	}
+	if (be->vif) {
+		xfab_nb_vif_destroy(be->vif);
+		be->vif = NULL;
+	}
+	kfree(be->script);
+	dev_set_drvdata(&xdev->dev, NULL);
+	kfree(be);
+}
+
+static int nb_probe(struct xenbus_device *xdev,
+		    const struct xenbus_device_id *id)
+{
+	struct nb_backend *be;
+	unsigned int handle;
+	int err;
+
+	be = kzalloc(sizeof(*be), GFP_KERNEL);
+	if (!be)
+		return -ENOMEM;
+	be->xdev = xdev;
+	be->state = XenbusStateInitialising;
+	dev_set_drvdata(&xdev->dev, be);
+
+	err = -EINVAL;
+	if (xenbus_scanf(XBT_NIL, xdev->nodename, "handle", "%u", &handle) != 1) {
+		xenbus_dev_fatal(xdev, err, "reading handle");
+		goto fail;
+	}
+	be->script = xenbus_read(XBT_NIL, xdev->nodename, "script", NULL);
+	if (IS_ERR(be->script))
+		be->script = NULL;	/* only udev-run scripts need it */
+	err = nb_write_features(xdev);
+	if (err) {
+		xenbus_dev_fatal(xdev, err, "writing features");
+		goto fail;
+	}
+	be->vif = xfab_nb_vif_create(xdev, handle);
+	if (IS_ERR(be->vif)) {
+		err = PTR_ERR(be->vif);
+		be->vif = NULL;
+		xenbus_dev_fatal(xdev, err, "creating vif%u.%u",
+				 xdev->otherend_id, handle);
+		goto fail;
+	}
+	/* Fires at once if a script already ran (our module reloaded). */
+	err = xenbus_watch_pathfmt(xdev, &be->hotplug_watch, NULL,
+				   nb_hotplug_changed, "%s/hotplug-status",
+				   xdev->nodename);
+	if (err)
+		goto fail;
+	be->hotplug_watching = true;
+	nb_publish(be, XenbusStateInitWait);
+	kobject_uevent(&xdev->dev.kobj, KOBJ_ONLINE);
+	return 0;
+fail:
+	nb_remove(xdev);
+	return err;
+}
+
+static const struct xenbus_device_id nb_ids[] = {
+	{ "vif" },
+	{ "" }
+};
+
+static struct xenbus_driver nb_driver = {
+	.ids = nb_ids,
+	.probe = nb_probe,
+	.remove = nb_remove,
+	.uevent = nb_uevent,
+	.otherend_changed = nb_frontend_changed,
+};
+
+int xfab_nb_xenbus_register(void)
+{
+	return xenbus_register_backend(&nb_driver);
+}
+
+void xfab_nb_xenbus_unregister(void)
+{
+	xenbus_unregister_driver(&nb_driver);
+}
