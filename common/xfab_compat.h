@@ -15,4 +15,14 @@
 
 #include <linux/version.h>
 
+/*
+ * xenbus_driver.uevent takes a const device since 6.3 (driver core
+ * constification); Debian 12's 6.1 still passes a mutable one.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#define XFAB_XENBUS_UEVENT_CONST const
+#else
+#define XFAB_XENBUS_UEVENT_CONST
+#endif
+
 #endif /* XFAB_COMPAT_H */
