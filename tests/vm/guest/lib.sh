@@ -222,3 +222,103 @@ load_backend() {
 		must modprobe "$1"
 	fi
 }
+
+# ---- network pair helpers (interop matrix, lifecycle) ----
+
+# Module name of the driver bound to a net device ("" if none), in dom0
+# or (with a domU name) in that domU.
+net_driver() {
+	local link
+	if [ -n "${2:-}" ]; then
+		domu_exec "$2" 10 "basename \$(readlink /sys/class/net/$1/device/driver/module)" 2>/dev/null
+	else
+		link=$(readlink "/sys/class/net/$1/device/driver/module" 2>/dev/null) &&
+			basename "$link"
+	fi
+}
+
+# Make NAME (xen-netback or xfab_netback) the only vif backend in dom0.
+# Call with no vif in use; the other one is unloaded.
+net_use_backend() {
+	if [ "$1" = xfab_netback ]; then
+		modprobe -r xen-netback 2>/dev/null
+		lsmod | grep -q '^xen_netback ' && error "xen-netback would not unload"
+		lsmod | grep -q '^xfab_netback ' || load_backend xfab_netback
+	else
+		lsmod | grep -q '^xfab_netback ' && must rmmod xfab_netback
+		load_backend xen-netback
+	fi
+}
+
+# Sum of the event-channel interrupts of dom0 IRQs whose name matches.
+irq_count() {
+	awk -v pat="$1" '$NF ~ pat { for (i = 2; i < NF; i++) if ($i ~ /^[0-9]+$/) s += $i } END { print s + 0 }' /proc/interrupts
+}
+
+# UDP burst through iperf3 (dom0 is the client, -R reverses the flow);
+# prints "lost total" as the receiver saw them.
+udp_burst() {
+	local ip=$1 rev=${2:-} out
+	out=$(iperf3 -c "$ip" -u -b 400M -l 1400 -t 5 $rev 2>&1) || { echo "$out"; return 1; }
+	echo "$out" | awk '/receiver/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\/[0-9]+$/) { split($i, a, "/"); print a[1], a[2] } }' | tail -n 1
+}
+
+# net_interop FE[,MOD...] BE [domu_start args]: the interop checks of one
+# {frontend, backend} cell. Boots d1 (2 vCPUs) with frontend module FE
+# (and any other modules listed) against dom0 backend BE and
+# checks: the intended drivers are bound; ping up to 1472 bytes both
+# ways; 256 MiB seeded TCP each way with sha256 on both ends; a UDP burst
+# each way (loss counted, something must arrive); 2 queues negotiated and
+# both carrying interrupts; jumbo ping at MTU 9000.
+net_interop() {
+	local mods=$1 be=$2 fe=${1%%,*} size=${XFER_SIZE:-256M} id got s l n q0 q1
+	shift 2
+	net_use_backend "$be"
+	domu_start d1 --mods "$mods" --vcpus 2 "$@"
+	id=$(domu_id d1)
+	xs_features "$id"
+	got=$(net_driver "vif$id.0")
+	[ "$got" = "${be//-/_}" ] || fail "dom0 vif$id.0 is driven by '$got', not $be"
+	got=$(net_driver eth0 d1)
+	[ "$got" = "${fe//-/_}" ] || fail "d1 eth0 is driven by '$got', not $fe"
+
+	for s in 56 1000 1472; do
+		must ping -c 2 -W 5 -s $s -M do 10.0.0.2 >/dev/null
+		domu_must d1 30 "ping -c 2 -W 5 -s $s 10.0.0.1" >/dev/null || exit $?
+	done
+	log "ping 56..1472 bytes both ways: ok"
+
+	xfer_domu_to_dom0 d1 "$size" 11 tcp_domu_to_dom0_mbit
+	xfer_dom0_to_domu d1 10.0.0.2 "$size" 12 tcp_dom0_to_domu_mbit
+
+	domu_must d1 10 "iperf3 -s -D" >/dev/null || exit $?
+	sleep 1
+	for dir in "" -R; do
+		l=$(udp_burst 10.0.0.2 $dir) || fail "iperf3 UDP $dir failed: $l"
+		set -- $l
+		[ -n "${2:-}" ] && [ "$2" -gt 0 ] && [ "$1" -lt "$2" ] ||
+			fail "UDP burst ${dir:-dom0->d1}: nothing arrived ($l)"
+		n=${dir:+domu_to_dom0}
+		figure "udp_${n:-dom0_to_domu}_lost" "$1/$2"
+	done
+
+	n=$(xenstore-read "/local/domain/$id/device/vif/0/multi-queue-num-queues" 2>/dev/null)
+	[ "$n" = 2 ] || fail "frontend asked for '${n:-1}' queues with 2 vCPUs, want 2"
+	l=$(iperf3 -c 10.0.0.2 -P 8 -t 4 2>&1 | awk '/SUM.*receiver/ { print $(NF-2), $(NF-1) }')
+	figure tcp8_dom0_to_domu "$l"
+	l=$(iperf3 -c 10.0.0.2 -P 8 -t 4 -R 2>&1 | awk '/SUM.*receiver/ { print $(NF-2), $(NF-1) }')
+	figure tcp8_domu_to_dom0 "$l"
+	q0=$(irq_count "vif$id\\.0-q0")
+	q1=$(irq_count "vif$id\\.0-q1")
+	figure irqs_q0 "$q0"
+	figure irqs_q1 "$q1"
+	[ "$q0" -gt 0 ] && [ "$q1" -gt 0 ] || fail "queue interrupts q0=$q0 q1=$q1: both queues should carry traffic"
+
+	must ip link set "vif$id.0" mtu 9000
+	must ip link set xenbr0 mtu 9000
+	domu_must d1 10 "ip link set eth0 mtu 9000" >/dev/null || exit $?
+	must ping -c 2 -W 5 -s 8972 -M do 10.0.0.2 >/dev/null
+	domu_must d1 30 "ping -c 2 -W 5 -s 8972 10.0.0.1" >/dev/null || exit $?
+	ip link set xenbr0 mtu 1500
+	log "jumbo ping 8972 bytes both ways: ok"
+}
