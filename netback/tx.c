@@ -265,6 +265,8 @@ static void tx_deliver(struct xfab_nb_queue *q, int n)
 		}
 		tx_answer(q, p, XEN_NETIF_RSP_OKAY);
 		skb->protocol = eth_type_trans(skb, dev);
+		/* checksum setup finds the IP header from here */
+		skb_reset_network_header(skb);
 		if (!tx_offloads(q, skb, &p->pkt)) {
 			q->st.txr_drop_csum++;
 			kfree_skb(skb);

@@ -8,3 +8,4 @@
 #include "../../common/xfab_ring.c"
 #include "../../common/xfab_netif.c"
 #include "../../common/xfab_ids.c"
+#include "../../common/xfab_netif_rx.c"

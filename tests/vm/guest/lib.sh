@@ -20,7 +20,16 @@ _end() {
 	exit "$1"
 }
 pass() { _end 0 "${1:-}" PASS; }
-fail() { _end 1 "$1" FAIL; }
+# DIAG names a function that prints what explains a failure (counters,
+# ring state); it runs once, before the verdict.
+fail() {
+	if [ -n "${DIAG:-}" ]; then
+		local d=$DIAG
+		DIAG=
+		$d 2>&1 | sed 's/^/diag: /'
+	fi
+	_end 1 "$1" FAIL
+}
 skip() { _end 77 "$1" SKIP; }
 # The testbed, not the code under test, is at fault.
 error() { _end 3 "$1" ERROR; }
@@ -263,6 +272,25 @@ udp_burst() {
 	echo "$out" | awk '/receiver/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\/[0-9]+$/) { split($i, a, "/"); print a[1], a[2] } }' | tail -n 1
 }
 
+# Counters and ring dumps of both ends of every vif (non-zero ones only).
+net_diag() {
+	local v d
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+	for v in /sys/class/net/vif*; do
+		[ -e "$v" ] || continue
+		echo "== dom0 $(basename "$v")"
+		ethtool -S "$(basename "$v")" 2>&1 | grep -v ': 0$'
+	done
+	for v in /sys/kernel/debug/xfab_netback/*; do
+		[ -e "$v" ] && echo "== $v" && cat "$v"
+	done
+	dmesg | tail -n 30
+	for d in $(xl list | awk 'NR > 2 { print $1 }'); do
+		echo "== $d"
+		domu_exec "$d" 20 "ethtool -S eth0 | grep -v ': 0$'; for f in /sys/kernel/debug/xfab_netfront/*/*; do [ -e \$f ] && echo \$f && cat \$f; done; dmesg | tail -n 20"
+	done
+}
+
 # net_interop FE[,MOD...] BE [domu_start args]: the interop checks of one
 # {frontend, backend} cell. Boots d1 (2 vCPUs) with frontend module FE
 # (and any other modules listed) against dom0 backend BE and
@@ -273,6 +301,7 @@ udp_burst() {
 net_interop() {
 	local mods=$1 be=$2 fe=${1%%,*} size=${XFER_SIZE:-256M} id got s l n q0 q1
 	shift 2
+	DIAG=net_diag
 	net_use_backend "$be"
 	domu_start d1 --mods "$mods" --vcpus 2 "$@"
 	id=$(domu_id d1)

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Frontend RX chain validation; see xfab_netif_rx.h. As on TX, the whole
+ * chain is walked even after a drop reason is found: a later slot may
+ * still show that the ring is corrupt (fatal wins over drop), and a
+ * dropped chain's slots must all be consumed so their pages come back.
+ */
+#include "xfab_netif_rx.h"
+
+static const char *const rx_err_names[XFAB_RX_NR_ERRS] = {
+	[XFAB_RX_BACKEND_ERR] = "rx_drop_backend_err",
+	[XFAB_RX_RUNT] = "rx_drop_runt",
+	[XFAB_RX_ZERO_FRAG] = "rx_drop_zero_frag",
+	[XFAB_RX_TOO_BIG] = "rx_drop_too_big",
+	[XFAB_RX_BAD_GSO_TYPE] = "rx_drop_bad_gso_type",
+	[XFAB_RX_GSO_ZERO] = "rx_drop_gso_zero",
+	[XFAB_RX_DUP_EXTRA] = "rx_drop_dup_extra",
+	[XFAB_RX_INCOMPLETE] = "rx_wait_incomplete",
+	[XFAB_RX_BAD_ID] = "rx_fatal_bad_id",
+	[XFAB_RX_CROSS_PAGE] = "rx_fatal_cross_page",
+	[XFAB_RX_SLOT_FLOOD] = "rx_fatal_slot_flood",
+	[XFAB_RX_BAD_EXTRA] = "rx_fatal_bad_extra",
+};
+
+const char *xfab_rx_err_name(int err)
+{
+	if (err <= XFAB_RX_OK || err >= XFAB_RX_NR_ERRS)
+		return NULL;
+	return rx_err_names[err];
+}
+
+/* The first reason wins: it names what the backend did first. */
+static void rx_note_drop(int *drop, int why)
+{
+	if (!*drop)
+		*drop = why;
+}
+
+/*
+ * The extras after the first slot. Returns the index of the slot after
+ * them, or a negative reason (fatal, or XFAB_RX_INCOMPLETE).
+ */
+static int rx_extras(const union xfab_rx_slot *slots, u32 avail,
+		     struct xfab_rx_pkt *pkt, int *drop)
+{
+	struct xen_netif_extra_info e;
+	u32 i = 1;
+
+	do {
+		if (i >= avail)
+			return -XFAB_RX_INCOMPLETE;
+		if (pkt->nr_extras == XFAB_RX_MAX_EXTRAS)
+			return -XFAB_RX_BAD_EXTRA;
+		e = slots[i].extra;
+		if (e.type == XEN_NETIF_EXTRA_TYPE_NONE ||
+		    e.type >= XFAB_NETIF_EXTRA_TYPES)
+			return -XFAB_RX_BAD_EXTRA;
+		if (e.type == XEN_NETIF_EXTRA_TYPE_GSO) {
+			if (e.u.gso.size == 0)
+				rx_note_drop(drop, XFAB_RX_GSO_ZERO);
+			else if (e.u.gso.type != XEN_NETIF_GSO_TYPE_TCPV4 &&
+				 e.u.gso.type != XEN_NETIF_GSO_TYPE_TCPV6)
+				rx_note_drop(drop, XFAB_RX_BAD_GSO_TYPE);
+		}
+		if (pkt->extra_mask & (1u << e.type)) {
+			rx_note_drop(drop, XFAB_RX_DUP_EXTRA);
+		} else {
+			pkt->extra[e.type] = e;
+			pkt->extra_mask |= 1u << e.type;
+		}
+		pkt->nr_extras++;
+		i++;
+	} while (e.flags & XEN_NETIF_EXTRA_FLAG_MORE);
+	return i;
+}
+
+/*
+ * One data slot at chain position i (ring index first_idx + i). Returns 0
+ * or a negative fatal reason; adds its bytes to pkt->len.
+ */
+static int rx_data(const struct xen_netif_rx_response *r, u32 i,
+		   u32 first_idx, u32 ring_size, struct xfab_rx_pkt *pkt,
+		   int *drop)
+{
+	if (r->id != ((first_idx + i) & (ring_size - 1)))
+		return -XFAB_RX_BAD_ID;
+	pkt->data_slot[pkt->nr_data++] = i;
+	if (r->status < 0) {
+		rx_note_drop(drop, XFAB_RX_BACKEND_ERR);
+		return 0;
+	}
+	if ((u32)r->offset + (u32)r->status > XFAB_PAGE_SIZE)
+		return -XFAB_RX_CROSS_PAGE;
+	if (r->status == 0 && pkt->nr_data > 1)
+		rx_note_drop(drop, XFAB_RX_ZERO_FRAG);
+	pkt->len += r->status;
+	return 0;
+}
+
+/* Every data slot from the first; returns the index after the chain. */
+static int rx_walk(const union xfab_rx_slot *slots, u32 avail, u32 first_idx,
+		   u32 ring_size, struct xfab_rx_pkt *pkt, int *drop)
+{
+	struct xen_netif_rx_response r = slots[0].rsp;
+	u32 i = 0;
+	int err;
+
+	for (;;) {
+		err = rx_data(&r, i, first_idx, ring_size, pkt, drop);
+		if (err)
+			return err;
+		if (i == 0 && (r.flags & XEN_NETRXF_extra_info)) {
+			err = rx_extras(slots, avail, pkt, drop);
+			if (err < 0)
+				return err;
+			i = err - 1;
+		}
+		if (!(r.flags & XEN_NETRXF_more_data))
+			return i + 1;
+		/* a full chain that goes on can never become valid */
+		if (pkt->nr_data == XFAB_RX_MAX_SLOTS)
+			return -XFAB_RX_SLOT_FLOOD;
+		if (++i >= avail)
+			return -XFAB_RX_INCOMPLETE;
+		r = slots[i].rsp;
+	}
+}
+
+int xfab_rx_check(const union xfab_rx_slot *slots, u32 avail, u32 first_idx,
+		  u32 ring_size, struct xfab_rx_pkt *pkt)
+{
+	int next, drop = 0;
+
+	memset(pkt, 0, sizeof(*pkt));
+	if (avail == 0)
+		return XFAB_RX_INCOMPLETE;
+	/* ids are slot numbers: without a sane ring size none can match */
+	if (ring_size == 0 || (ring_size & (ring_size - 1)) != 0)
+		return XFAB_RX_BAD_ID;
+	pkt->flags = slots[0].rsp.flags;
+	next = rx_walk(slots, avail, first_idx, ring_size, pkt, &drop);
+	if (next < 0) {
+		pkt->consumed = 0;
+		return -next;
+	}
+	if (pkt->len > XFAB_RX_MAX_LEN)
+		rx_note_drop(&drop, XFAB_RX_TOO_BIG);
+	if (pkt->len < XFAB_ETH_HLEN)
+		rx_note_drop(&drop, XFAB_RX_RUNT);
+	pkt->consumed = next;
+	return drop;
+}

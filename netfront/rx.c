@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * xfab_netfront RX and the NAPI poll (which also reaps TX completions).
+ *
+ * The ring is kept full of whole pages, each granted writable to the
+ * backend, posted with request id == ring slot. Responses are copied out
+ * of the ring once each (rx_copy keeps a chain that is still incomplete),
+ * validated by common/'s xfab_rx_check, and only then used. A page whose
+ * grant the backend will not give back is never freed or read by us.
+ */
+#include <linux/skbuff.h>
+#include <linux/etherdevice.h>
+#include <linux/mm.h>
+#include <xen/events.h>
+#include <xen/page.h>
+#include "common.h"
+
+#define NF_RX_MASK (XFAB_NF_RX_RING_SIZE - 1)
+
+/* Post a granted page at the next request slot. */
+static void nf_rx_post(struct xfab_nf_queue *q, struct page *page,
+		       grant_ref_t ref)
+{
+	xfab_idx_t idx = q->rx.req_prod_pvt++;
+	struct xen_netif_rx_request *req = RING_GET_REQUEST(&q->rx, idx);
+	unsigned int slot = idx & NF_RX_MASK;
+
+	q->rx_page[slot] = page;
+	q->rx_gref[slot] = ref;
+	req->id = slot;
+	req->gref = ref;
+}
+
+/*
+ * Zeroed: a writable grant is readable too, and a fresh page's old
+ * contents are none of the backend's business (XSA-403 class).
+ */
+static bool nf_rx_alloc_one(struct xfab_nf_queue *q)
+{
+	struct page *page = alloc_page(GFP_ATOMIC | __GFP_NOWARN | __GFP_ZERO);
+	int ref;
+
+	if (!page)
+		return false;
+	ref = gnttab_claim_grant_reference(&q->rx_gref_head);
+	if (ref < 0) {
+		__free_page(page);
+		return false;
+	}
+	gnttab_grant_foreign_access_ref(ref, q->info->xbdev->otherend_id,
+					xen_page_to_gfn(page), 0);
+	xfab_nf_rx_add(q, XFAB_NF_RX_GRANTS, 1);
+	nf_rx_post(q, page, ref);
+	return true;
+}
+
+static void nf_rx_push(struct xfab_nf_queue *q)
+{
+	xfab_idx_t old = q->rx_pushed, new = q->rx.req_prod_pvt;
+
+	if (old == new)
+		return;
+	virt_wmb();		/* requests before the index that shows them */
+	WRITE_ONCE(q->rx.sring->req_prod, new);
+	q->rx_pushed = new;
+	virt_mb();		/* index out before the event is read */
+	if (xfab_ring_need_kick(old, new, READ_ONCE(q->rx.sring->req_event))) {
+		notify_remote_via_irq(q->rx_irq);
+		xfab_nf_rx_add(q, XFAB_NF_RX_KICKS, 1);
+	}
+}
+
+/* Fill every free request slot; retry later if memory is short. */
+void xfab_nf_rx_refill(struct xfab_nf_queue *q)
+{
+	unsigned int room = xfab_ring_free_reqs(XFAB_NF_RX_RING_SIZE,
+						q->rx.req_prod_pvt,
+						q->rx.rsp_cons);
+
+	while (room--) {
+		if (!nf_rx_alloc_one(q)) {
+			xfab_nf_rx_add(q, XFAB_NF_RX_REFILL_FAIL, 1);
+			mod_timer(&q->refill_timer, jiffies + HZ / 10);
+			break;
+		}
+	}
+	nf_rx_push(q);
+}
+
+void xfab_nf_refill_timer(struct timer_list *t)
+{
+	struct xfab_nf_queue *q = from_timer(q, t, refill_timer);
+
+	napi_schedule(&q->napi);
+}
+
+/* Ring index past the last response we have copied. */
+static xfab_idx_t nf_rx_seen(const struct xfab_nf_queue *q)
+{
+	return q->rx.rsp_cons + q->rx_copied;
+}
+
+/*
+ * Copy newly produced responses (up to one maximal chain) out of the
+ * ring. Returns the number of copied slots or -EIO for a bad rsp_prod.
+ */
+static int nf_rx_fetch(struct xfab_nf_queue *q)
+{
+	u32 n, want;
+
+	/* rx_copy[] holds either view of a slot: both must be the slot */
+	BUILD_BUG_ON(sizeof(union xfab_rx_slot) !=
+		     sizeof(struct xen_netif_rx_response));
+	BUILD_BUG_ON(sizeof(struct xen_netif_extra_info) !=
+		     sizeof(struct xen_netif_rx_response));
+	if (xfab_ring_rsps_pending(XFAB_NF_RX_RING_SIZE,
+				   READ_ONCE(q->rx.sring->rsp_prod),
+				   q->rx.rsp_cons, q->rx.req_prod_pvt, &n) ||
+	    n < q->rx_copied) {
+		/* past our requests, or behind what it already showed us */
+		xfab_nf_rx_add(q, XFAB_NF_RX_FATAL_RING, 1);
+		xfab_nf_disable(q->info, "rx rsp_prod out of range");
+		return -EIO;
+	}
+	virt_rmb();		/* responses after the index that shows them */
+	want = min_t(u32, n, XFAB_RX_MAX_CHAIN);
+	while (q->rx_copied < want) {
+		RING_COPY_RESPONSE(&q->rx, nf_rx_seen(q),
+				   &q->rx_copy[q->rx_copied].rsp);
+		q->rx_copied++;
+	}
+	return q->rx_copied;
+}
+
+/* GSO and checksum state from the validated flags and extras. */
+static int nf_rx_offloads(struct xfab_nf_queue *q, struct sk_buff *skb)
+{
+	const struct xfab_rx_pkt *pkt = &q->rx_pkt;
+	bool recalc = false;
+
+	if (pkt->extra_mask & (1u << XEN_NETIF_EXTRA_TYPE_GSO)) {
+		const struct xen_netif_extra_info *g =
+			&pkt->extra[XEN_NETIF_EXTRA_TYPE_GSO];
+
+		skb_shinfo(skb)->gso_size = g->u.gso.size;
+		skb_shinfo(skb)->gso_type = SKB_GSO_DODGY |
+			(g->u.gso.type == XEN_NETIF_GSO_TYPE_TCPV4 ?
+			 SKB_GSO_TCPV4 : SKB_GSO_TCPV6);
+		skb_shinfo(skb)->gso_segs = 0;	/* the stack counts them */
+	}
+	if (pkt->flags & XEN_NETRXF_csum_blank) {
+		skb->ip_summed = CHECKSUM_PARTIAL;
+	} else if (skb_is_gso(skb)) {
+		/* segmenting needs a partial checksum: derive one */
+		skb->ip_summed = CHECKSUM_PARTIAL;
+		recalc = true;
+		xfab_nf_rx_add(q, XFAB_NF_RX_CSUM_FIXUP, 1);
+	} else if ((pkt->flags & XEN_NETRXF_data_validated) &&
+		   (q->info->netdev->features & NETIF_F_RXCSUM)) {
+		skb->ip_summed = CHECKSUM_UNNECESSARY;
+	}
+	if (skb->ip_summed != CHECKSUM_PARTIAL)
+		return 0;
+	/* blank checksum: point csum_start/offset at the L4 header */
+	return skb_checksum_setup(skb, recalc);
+}
+
+/*
+ * An skb from the chain's data pages (their grants ended). More data
+ * slots than an skb has frags: copy the first one into the linear area.
+ */
+static struct sk_buff *nf_rx_build(struct xfab_nf_queue *q,
+				   struct page **pages)
+{
+	const struct xfab_rx_pkt *pkt = &q->rx_pkt;
+	const struct xen_netif_rx_response *r;
+	unsigned int k = 0, nfrags = 0, pull;
+	struct sk_buff *skb;
+
+	r = &q->rx_copy[0].rsp;
+	pull = pkt->nr_data > MAX_SKB_FRAGS ? r->status : 0;
+	skb = napi_alloc_skb(&q->napi, max_t(unsigned int, pull, XFAB_NF_RX_PULL));
+	if (!skb)
+		return NULL;
+	if (pull) {
+		skb_put_data(skb, page_address(pages[0]) + r->offset, r->status);
+		put_page(pages[0]);
+		pages[0] = NULL;
+		k = 1;
+	}
+	for (; k < pkt->nr_data; k++) {
+		unsigned int i = pkt->data_slot[k];
+
+		r = &q->rx_copy[i].rsp;
+		if (!r->status) {
+			put_page(pages[i]);
+		} else {
+			skb_add_rx_frag(skb, nfrags++, pages[i], r->offset,
+					r->status, PAGE_SIZE);
+		}
+		pages[i] = NULL;
+	}
+	pull = min_t(unsigned int, skb->len, XFAB_NF_RX_PULL);
+	if (skb_headlen(skb) < pull)
+		__pskb_pull_tail(skb, pull - skb_headlen(skb));
+	return skb;
+}
+
+/*
+ * End the data slots' grants. A slot the backend still maps goes to the
+ * grant code, which frees the page once released; returns false then.
+ */
+static bool nf_rx_end_grants(struct xfab_nf_queue *q, struct page **pages,
+			     grant_ref_t *refs)
+{
+	const struct xfab_rx_pkt *pkt = &q->rx_pkt;
+	bool ok = true;
+	unsigned int k;
+
+	for (k = 0; k < pkt->nr_data; k++) {
+		unsigned int i = pkt->data_slot[k];
+
+		if (gnttab_end_foreign_access_ref(refs[i])) {
+			gnttab_release_grant_reference(&q->rx_gref_head, refs[i]);
+			xfab_nf_rx_add(q, XFAB_NF_RX_GRANTS_ENDED, 1);
+			continue;
+		}
+		gnttab_end_foreign_access(refs[i], pages[i]);
+		pages[i] = NULL;
+		ok = false;
+	}
+	return ok;
+}
+
+/* Put back the data pages we still own (their grants have ended). */
+static void nf_rx_put_data(struct xfab_nf_queue *q, struct page **pages)
+{
+	unsigned int k;
+
+	for (k = 0; k < q->rx_pkt.nr_data; k++) {
+		unsigned int i = q->rx_pkt.data_slot[k];
+
+		if (pages[i])
+			put_page(pages[i]);
+		pages[i] = NULL;
+	}
+}
+
+/* A valid chain's data pages (its extras were reposted) become an skb. */
+static void nf_rx_deliver(struct xfab_nf_queue *q, struct page **pages,
+			  grant_ref_t *refs)
+{
+	const struct xfab_rx_pkt *pkt = &q->rx_pkt;
+	struct sk_buff *skb;
+
+	if (!nf_rx_end_grants(q, pages, refs)) {
+		nf_rx_put_data(q, pages);
+		xfab_nf_rx_add(q, XFAB_NF_RX_FATAL_GRANT_BUSY, 1);
+		xfab_nf_disable(q->info, "rx grant still in use");
+		return;
+	}
+	skb = nf_rx_build(q, pages);
+	if (!skb) {
+		nf_rx_put_data(q, pages);
+		xfab_nf_rx_add(q, XFAB_NF_RX_DROP_NOMEM, 1);
+		return;
+	}
+	skb->protocol = eth_type_trans(skb, q->info->netdev);
+	skb_reset_network_header(skb);
+	if (nf_rx_offloads(q, skb)) {
+		xfab_nf_rx_add(q, XFAB_NF_RX_DROP_CSUM, 1);
+		kfree_skb(skb);
+		return;
+	}
+	xfab_nf_rx_add(q, XFAB_NF_RX_PACKETS, 1);
+	xfab_nf_rx_add(q, XFAB_NF_RX_BYTES, pkt->len);
+	skb_record_rx_queue(skb, q->id);
+	napi_gro_receive(&q->napi, skb);
+}
+
+/*
+ * Consume the chain xfab_rx_check just judged (OK or a drop). All its
+ * buffers leave their slots before any is reposted: with a full ring, a
+ * repost lands in the chain's first slot. Pages that are not handed up
+ * (extras, dropped packets) go straight back, still granted.
+ */
+static void nf_rx_consume(struct xfab_nf_queue *q, int verdict)
+{
+	const struct xfab_rx_pkt *pkt = &q->rx_pkt;
+	struct page *pages[XFAB_RX_MAX_CHAIN];
+	grant_ref_t refs[XFAB_RX_MAX_CHAIN];
+	bool data[XFAB_RX_MAX_CHAIN] = { };
+	unsigned int i, c = pkt->consumed;
+
+	for (i = 0; i < c; i++) {
+		unsigned int slot = (q->rx.rsp_cons + i) & NF_RX_MASK;
+
+		pages[i] = q->rx_page[slot];
+		refs[i] = q->rx_gref[slot];
+		q->rx_page[slot] = NULL;
+	}
+	q->rx.rsp_cons += c;
+	xfab_nf_rx_add(q, XFAB_NF_RX_SLOTS, c);
+	if (verdict == XFAB_RX_OK) {
+		for (i = 0; i < pkt->nr_data; i++)
+			data[pkt->data_slot[i]] = true;
+	} else {
+		xfab_nf_rx_err(q, verdict);
+	}
+	for (i = 0; i < c; i++) {
+		if (!data[i] && pages[i]) {
+			nf_rx_post(q, pages[i], refs[i]);
+			pages[i] = NULL;
+		}
+	}
+	if (verdict == XFAB_RX_OK)
+		nf_rx_deliver(q, pages, refs);
+	/* keep the copies of the slots after the chain, drop the chain's */
+	q->rx_copied -= c;
+	memmove(q->rx_copy, q->rx_copy + c, q->rx_copied * sizeof(q->rx_copy[0]));
+}
+
+/* Up to budget chains. Returns how many were consumed. */
+static int nf_rx_work(struct xfab_nf_queue *q, int budget)
+{
+	int done = 0, verdict;
+
+	while (done < budget && !xfab_nf_broken(q->info)) {
+		if (nf_rx_fetch(q) <= 0)
+			break;
+		verdict = xfab_rx_check(q->rx_copy, q->rx_copied, q->rx.rsp_cons,
+					XFAB_NF_RX_RING_SIZE, &q->rx_pkt);
+		if (verdict == XFAB_RX_INCOMPLETE)
+			break;	/* the rest is on its way */
+		if (xfab_rx_err_fatal(verdict)) {
+			xfab_nf_rx_err(q, verdict);
+			xfab_nf_disable(q->info, xfab_rx_err_name(verdict));
+			break;
+		}
+		nf_rx_consume(q, verdict);
+		done++;
+	}
+	return done;
+}
+
+/* Ask for an event past what we have seen, then look once more. */
+static bool nf_rx_rearm(struct xfab_nf_queue *q)
+{
+	WRITE_ONCE(q->rx.sring->rsp_event, nf_rx_seen(q) + 1);
+	virt_mb();
+	return READ_ONCE(q->rx.sring->rsp_prod) != nf_rx_seen(q);
+}
+
+int xfab_nf_poll(struct napi_struct *napi, int budget)
+{
+	struct xfab_nf_queue *q = container_of(napi, struct xfab_nf_queue, napi);
+	int done;
+
+	if (xfab_nf_broken(q->info))
+		goto idle;
+	xfab_nf_tx_complete(q);
+	done = nf_rx_work(q, budget);
+	/* a disabled vif posts nothing more to its backend */
+	if (xfab_nf_broken(q->info))
+		goto idle;
+	xfab_nf_rx_refill(q);
+	if (done >= budget)
+		return budget;
+	if (napi_complete_done(napi, done) &&
+	    (nf_rx_rearm(q) || xfab_nf_tx_pending(q)))
+		napi_schedule(napi);
+	return done;
+idle:
+	napi_complete_done(napi, 0);
+	return 0;
+}
+
+/* A hint for the interrupt handler: anything we have not looked at? */
+bool xfab_nf_rx_pending(struct xfab_nf_queue *q)
+{
+	return READ_ONCE(q->rx.sring->rsp_prod) !=
+	       READ_ONCE(q->rx.rsp_cons) + READ_ONCE(q->rx_copied);
+}
+
+/*
+ * Teardown, with NAPI stopped: every posted page goes to the grant code,
+ * which frees it now, or once the backend let go of it.
+ */
+void xfab_nf_rx_release(struct xfab_nf_queue *q)
+{
+	unsigned int slot;
+
+	for (slot = 0; slot < XFAB_NF_RX_RING_SIZE; slot++) {
+		if (!q->rx_page[slot])
+			continue;
+		gnttab_end_foreign_access(q->rx_gref[slot], q->rx_page[slot]);
+		q->rx_page[slot] = NULL;
+	}
+	q->rx_copied = 0;
+}

@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * xfab_netfront negotiation: the xenbus driver for "vif" devices.
+ *
+ * One state function, xfab_nf_backend_changed(), drives everything:
+ *   backend InitWait, we Initialising or Closed: connect (rings, keys in
+ *     one transaction), then we go Connected;
+ *   backend Connected, we Connected: carrier on, gratuitous ARP;
+ *   backend Closing/Closed: tear down, go Closed; once the backend is
+ *     Closed, go back to Initialising, so that a backend that comes back
+ *     (driver reloaded in the backend domain, or the same one reopening)
+ *     finds us waiting for its InitWait and traffic resumes by itself.
+ * Backend InitWait while we are Connected is a backend that rebinds to
+ * our existing rings (Linux netback reattaches at the rsp_prod it finds):
+ * left alone.
+ * Resume (save/restore, migration): the backend is new; the xenbus core
+ * puts us in Initialising and we tear down, and its InitWait reconnects.
+ */
+#include <linux/etherdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/delay.h>
+#include <linux/slab.h>
+#include <xen/events.h>
+#include "common.h"
+
+/* Keys we write once per connect, all "1". */
+static const char *const nf_front_features[] = {
+	"request-rx-copy",		/* the only RX mode we implement */
+	"feature-rx-notify",		/* we kick on new RX requests */
+	"feature-sg",			/* we take multi-slot RX packets */
+	"feature-gso-tcpv4",		/* ... and GSO extras for them */
+	"feature-gso-tcpv6",
+	"feature-ipv6-csum-offload",	/* ... and blank IPv6 checksums */
+};
+
+/* The MAC from our own xenstore directory: a unicast address or nothing. */
+static int nf_read_mac(struct xenbus_device *dev, u8 *mac)
+{
+	char *s = xenbus_read(XBT_NIL, dev->nodename, "mac", NULL);
+	int err = 0;
+
+	if (IS_ERR(s))
+		return PTR_ERR(s);
+	/* mac_pton ignores what follows 17 characters: we do not */
+	if (strlen(s) != 3 * ETH_ALEN - 1 || !mac_pton(s, mac) ||
+	    !is_valid_ether_addr(mac)) {
+		dev_err(&dev->dev, "%s/mac \"%*pE\" is not a unicast MAC address\n",
+			dev->nodename, (int)min_t(size_t, strlen(s), 32), s);
+		err = -EINVAL;
+	}
+	kfree(s);
+	return err;
+}
+
+static void nf_read_backend(struct xenbus_device *dev, struct xfab_nf_backend *be)
+{
+	const char *o = dev->otherend;
+
+	be->max_queues = xenbus_read_unsigned(o, "multi-queue-max-queues", 1);
+	be->split_evtchn = xenbus_read_unsigned(o, "feature-split-event-channels", 0);
+	be->sg = xenbus_read_unsigned(o, "feature-sg", 0);
+	be->gso_tcpv4 = xenbus_read_unsigned(o, "feature-gso-tcpv4", 0);
+	be->gso_tcpv6 = xenbus_read_unsigned(o, "feature-gso-tcpv6", 0);
+	be->ipv6_csum = xenbus_read_unsigned(o, "feature-ipv6-csum-offload", 0);
+	be->no_csum = xenbus_read_unsigned(o, "feature-no-csum-offload", 0);
+}
+
+static unsigned int nf_num_queues(struct xfab_nf_info *info)
+{
+	unsigned int nq = xfab_nf_max_queues ?: num_online_cpus();
+
+	nq = min3(nq, num_online_cpus(), info->be.max_queues);
+	/* the net_device was sized at probe; 0 from the backend means 1 */
+	return clamp(nq, 1u, info->netdev->num_tx_queues);
+}
+
+/* The "mtu" node, if any, within what this backend can carry. Under rtnl. */
+static void nf_apply_mtu(struct xfab_nf_info *info)
+{
+	struct net_device *nd = info->netdev;
+	unsigned int limit = info->be.sg ? XFAB_NF_MAX_MTU : ETH_DATA_LEN;
+	unsigned int mtu = xenbus_read_unsigned(info->xbdev->nodename, "mtu",
+						nd->mtu);
+
+	if (mtu < ETH_MIN_MTU) {
+		netdev_warn(nd, "xenstore mtu %u too small: keeping %u\n", mtu,
+			    nd->mtu);
+		mtu = nd->mtu;
+	}
+	if (mtu > limit) {
+		netdev_warn(nd, "mtu %u needs %s: using %u\n", mtu,
+			    info->be.sg ? "less than jumbo max" :
+			    "a backend with feature-sg", limit);
+		mtu = limit;
+	}
+	if (mtu != nd->mtu && dev_set_mtu(nd, mtu))
+		netdev_warn(nd, "could not set mtu %u\n", mtu);
+}
+
+/* xenbus_rm inside a transaction; a node that is not there is fine. */
+static void nf_rm(struct xenbus_transaction xbt, const char *dir,
+		  const char *node)
+{
+	xenbus_rm(xbt, dir, node);
+}
+
+static int nf_write_queue(struct xenbus_transaction xbt, const char *dir,
+			  struct xfab_nf_queue *q, bool split)
+{
+	int err;
+
+	err = xenbus_printf(xbt, dir, "tx-ring-ref", "%u", q->tx_ring_ref);
+	if (!err)
+		err = xenbus_printf(xbt, dir, "rx-ring-ref", "%u", q->rx_ring_ref);
+	if (err)
+		return err;
+	/* a stale key of the other layout would mislead the backend */
+	if (split) {
+		nf_rm(xbt, dir, "event-channel");
+		err = xenbus_printf(xbt, dir, "event-channel-tx", "%u", q->tx_evtchn);
+		if (!err)
+			err = xenbus_printf(xbt, dir, "event-channel-rx", "%u",
+					    q->rx_evtchn);
+		return err;
+	}
+	nf_rm(xbt, dir, "event-channel-tx");
+	nf_rm(xbt, dir, "event-channel-rx");
+	return xenbus_printf(xbt, dir, "event-channel", "%u", q->tx_evtchn);
+}
+
+/* Queue keys: flat for one queue, under queue-N/ for more. */
+static int nf_write_queues(struct xenbus_transaction xbt,
+			   struct xfab_nf_info *info)
+{
+	const char *node = info->xbdev->nodename;
+	bool split = info->be.split_evtchn;
+	unsigned int i;
+	char *dir;
+	int err;
+
+	if (info->num_queues == 1) {
+		nf_rm(xbt, node, "multi-queue-num-queues");
+		return nf_write_queue(xbt, node, &info->queues[0], split);
+	}
+	err = xenbus_printf(xbt, node, "multi-queue-num-queues", "%u",
+			    info->num_queues);
+	for (i = 0; !err && i < info->num_queues; i++) {
+		dir = kasprintf(GFP_KERNEL, "%s/queue-%u", node, i);
+		if (!dir)
+			return -ENOMEM;
+		err = nf_write_queue(xbt, dir, &info->queues[i], split);
+		kfree(dir);
+	}
+	return err;
+}
+
+/* All our keys in one transaction, retried while xenstore says -EAGAIN. */
+static int nf_talk_to_backend(struct xfab_nf_info *info)
+{
+	struct xenbus_device *dev = info->xbdev;
+	struct xenbus_transaction xbt;
+	unsigned int i;
+	int err;
+
+again:
+	err = xenbus_transaction_start(&xbt);
+	if (err) {
+		xenbus_dev_fatal(dev, err, "starting transaction");
+		return err;
+	}
+	err = nf_write_queues(xbt, info);
+	for (i = 0; !err && i < ARRAY_SIZE(nf_front_features); i++)
+		err = xenbus_write(xbt, dev->nodename, nf_front_features[i], "1");
+	if (err) {
+		xenbus_transaction_end(xbt, 1);
+		xenbus_dev_fatal(dev, err, "writing frontend keys");
+		return err;
+	}
+	err = xenbus_transaction_end(xbt, 0);
+	if (err == -EAGAIN)
+		goto again;
+	if (err)
+		xenbus_dev_fatal(dev, err, "completing transaction");
+	return err;
+}
+
+/* Rings up, keys written, NAPI on. Any failure leaves nothing behind. */
+static int xfab_nf_connect(struct xfab_nf_info *info)
+{
+	struct xenbus_device *dev = info->xbdev;
+	struct net_device *nd = info->netdev;
+	struct xfab_nf_backend be;
+	unsigned int i;
+	int err;
+
+	if (!xenbus_read_unsigned(dev->otherend, "feature-rx-copy", 0)) {
+		xenbus_dev_fatal(dev, -EOPNOTSUPP,
+				 "backend lacks feature-rx-copy (our only RX mode)");
+		return -EOPNOTSUPP;
+	}
+	nf_read_backend(dev, &be);
+
+	rtnl_lock();
+	xfab_nf_teardown(info);
+	info->be = be;
+	clear_bit(XFAB_NF_BROKEN, &info->flags);
+	err = xfab_nf_queues_create(info, nf_num_queues(info));
+	if (err)
+		xenbus_dev_fatal(dev, err, "creating %u queues", nf_num_queues(info));
+	else
+		nf_apply_mtu(info);
+	netdev_update_features(nd);
+	rtnl_unlock();
+
+	/*
+	 * xenstore may be slow: not under rtnl. The queues stay: connect
+	 * and teardown both run from this device's xenbus callbacks only.
+	 */
+	if (!err)
+		err = nf_talk_to_backend(info);
+
+	rtnl_lock();
+	if (err) {
+		xfab_nf_teardown(info);
+	} else {
+		for (i = 0; i < info->num_queues; i++) {
+			struct xfab_nf_queue *q = &info->queues[i];
+
+			if (netif_running(nd) && !q->napi_on) {
+				napi_enable(&q->napi);
+				q->napi_on = true;
+			}
+		}
+	}
+	rtnl_unlock();
+	return err;
+}
+
+/* The backend took our rings: carrier on, tell the network we moved. */
+static void nf_backend_connected(struct xfab_nf_info *info)
+{
+	struct net_device *nd = info->netdev;
+	unsigned int i;
+
+	rtnl_lock();
+	if (info->queues && !xfab_nf_broken(info)) {
+		netif_carrier_on(nd);
+		if (netif_running(nd))
+			netif_tx_wake_all_queues(nd);
+		/* requests posted before it was listening */
+		for (i = 0; i < info->num_queues; i++) {
+			notify_remote_via_irq(info->queues[i].tx_irq);
+			if (info->queues[i].rx_irq != info->queues[i].tx_irq)
+				notify_remote_via_irq(info->queues[i].rx_irq);
+		}
+	}
+	rtnl_unlock();
+	netdev_notify_peers(nd);
+}
+
+static void nf_backend_gone(struct xfab_nf_info *info, enum xenbus_state be)
+{
+	struct xenbus_device *dev = info->xbdev;
+
+	rtnl_lock();
+	xfab_nf_teardown(info);
+	rtnl_unlock();
+	/* already waiting for a backend: nothing to acknowledge */
+	if (dev->state == XenbusStateInitialising && be == XenbusStateClosed)
+		return;
+	if (dev->state != XenbusStateClosed)
+		xenbus_frontend_closed(dev);
+	/* ready for the next backend: it will look for Initialising */
+	if (be == XenbusStateClosed)
+		xenbus_switch_state(dev, XenbusStateInitialising);
+}
+
+/* The state function: every backend transition comes through here. */
+static void xfab_nf_backend_changed(struct xenbus_device *dev,
+				    enum xenbus_state be)
+{
+	struct xfab_nf_info *info = dev_get_drvdata(&dev->dev);
+
+	dev_dbg(&dev->dev, "backend %s, we are %s\n", xenbus_strstate(be),
+		xenbus_strstate(dev->state));
+	switch (be) {
+	case XenbusStateInitWait:
+		if (dev->state != XenbusStateInitialising &&
+		    dev->state != XenbusStateClosed)
+			break;
+		if (xfab_nf_connect(info))
+			break;
+		xenbus_switch_state(dev, XenbusStateConnected);
+		break;
+	case XenbusStateConnected:
+		if (dev->state == XenbusStateConnected)
+			nf_backend_connected(info);
+		break;
+	case XenbusStateClosing:
+	case XenbusStateClosed:
+		nf_backend_gone(info, be);
+		break;
+	default:
+		break;
+	}
+}
+
+static int xfab_nf_probe(struct xenbus_device *dev,
+			 const struct xenbus_device_id *id)
+{
+	struct xfab_nf_info *info;
+	u8 mac[ETH_ALEN];
+	int err;
+
+	err = nf_read_mac(dev, mac);
+	if (err) {
+		xenbus_dev_fatal(dev, err, "reading %s/mac", dev->nodename);
+		return err;
+	}
+	err = xfab_nf_netdev_create(dev, mac, &info);
+	if (err) {
+		xenbus_dev_fatal(dev, err, "creating net device");
+		return err;
+	}
+	dev_set_drvdata(&dev->dev, info);
+	return 0;
+}
+
+/* Polled: xenbus dropped our watch on the backend before remove. */
+static void nf_wait_backend(struct xenbus_device *dev, enum xenbus_state a,
+			    enum xenbus_state b)
+{
+	enum xenbus_state st;
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		st = xenbus_read_driver_state(dev->otherend);
+		if (st == a || st == b || st == XenbusStateUnknown)
+			return;
+		msleep(100);
+	}
+	dev_warn(&dev->dev, "backend did not close; tearing down anyway\n");
+}
+
+/*
+ * Tell the backend we are going and give it a bounded time to unmap:
+ * teardown copes with one that does not (its pages are freed late).
+ */
+static void nf_bus_close(struct xenbus_device *dev)
+{
+	enum xenbus_state st = xenbus_read_driver_state(dev->otherend);
+
+	if (st == XenbusStateClosed || st == XenbusStateUnknown)
+		return;
+	xenbus_switch_state(dev, XenbusStateClosing);
+	nf_wait_backend(dev, XenbusStateClosing, XenbusStateClosed);
+	xenbus_switch_state(dev, XenbusStateClosed);
+	nf_wait_backend(dev, XenbusStateClosed, XenbusStateClosed);
+}
+
+static void xfab_nf_remove(struct xenbus_device *dev)
+{
+	struct xfab_nf_info *info = dev_get_drvdata(&dev->dev);
+
+	nf_bus_close(dev);
+	rtnl_lock();
+	xfab_nf_teardown(info);
+	rtnl_unlock();
+	xfab_nf_netdev_destroy(info);
+	dev_set_drvdata(&dev->dev, NULL);
+}
+
+/* After save/restore the backend is a new one: our rings mean nothing. */
+static int xfab_nf_resume(struct xenbus_device *dev)
+{
+	struct xfab_nf_info *info = dev_get_drvdata(&dev->dev);
+
+	rtnl_lock();
+	xfab_nf_teardown(info);
+	rtnl_unlock();
+	return 0;
+}
+
+static const struct xenbus_device_id xfab_nf_ids[] = {
+	{ "vif" },
+	{ "" }
+};
+
+static struct xenbus_driver xfab_nf_driver = {
+	.name = XFAB_NF_NAME,
+	.ids = xfab_nf_ids,
+	.probe = xfab_nf_probe,
+	.remove = xfab_nf_remove,
+	.resume = xfab_nf_resume,
+	.otherend_changed = xfab_nf_backend_changed,
+};
+
+int xfab_nf_xenbus_register(void)
+{
+	return xenbus_register_frontend(&xfab_nf_driver);
+}
+
+void xfab_nf_xenbus_unregister(void)
+{
+	xenbus_unregister_driver(&xfab_nf_driver);
+}
