@@ -54,6 +54,16 @@ extern unsigned int xfab_nb_rx_backlog;
 extern struct workqueue_struct *xfab_nb_wq;
 extern struct dentry *xfab_nb_debugfs;
 
+/*
+ * Module-wide resource counts (debugfs summary): after every guest is
+ * gone they must all be back to 0, which is how the lifecycle scenarios
+ * show that a destroyed guest left no mapping, channel or vif behind.
+ */
+struct xfab_nb_totals {
+	atomic_t vifs, rings_mapped, irqs_bound, queues_connected;
+};
+extern struct xfab_nb_totals xfab_nb_totals;
+
 /* Per-queue counters; each has one writer context (see the comments). */
 struct xfab_nb_stats {
 	/* TX ring: NAPI poll */
@@ -106,6 +116,7 @@ struct xfab_nb_queue {
 	/* Set up by connect, torn down by disconnect (interface.c). */
 	bool connected;
 	bool broken;			/* fatal peer error: do nothing more */
+	bool counted;			/* in xfab_nb_totals.queues_connected */
 	struct xen_netif_tx_back_ring tx;
 	struct xen_netif_rx_back_ring rx;
 	void *tx_addr, *rx_addr;	/* mapped ring pages */
@@ -190,6 +201,7 @@ void xfab_nb_rx_stall_check(struct work_struct *work);
 extern const struct ethtool_ops xfab_nb_ethtool_ops;
 void xfab_nb_debugfs_add(struct xfab_nb_queue *q);
 void xfab_nb_debugfs_del(struct xfab_nb_queue *q);
+void xfab_nb_debugfs_summary(void);
 
 /* Kick the peer if it asked for it: after publishing new responses. */
 static inline void xfab_nb_publish(xfab_idx_t *pushed, xfab_idx_t now,

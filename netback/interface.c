@@ -116,11 +116,13 @@ static int nb_map_rings(struct xfab_nb_queue *q, grant_ref_t tx_ref,
 	err = xenbus_map_ring_valloc(xdev, &tx_ref, 1, &q->tx_addr);
 	if (err)
 		return err;
+	atomic_inc(&xfab_nb_totals.rings_mapped);
 	BACK_RING_INIT(&q->tx, (struct xen_netif_tx_sring *)q->tx_addr,
 		       XEN_PAGE_SIZE);
 	err = xenbus_map_ring_valloc(xdev, &rx_ref, 1, &q->rx_addr);
 	if (err)
 		return err;
+	atomic_inc(&xfab_nb_totals.rings_mapped);
 	BACK_RING_INIT(&q->rx, (struct xen_netif_rx_sring *)q->rx_addr,
 		       XEN_PAGE_SIZE);
 	q->tx_pushed = 0;
@@ -140,6 +142,7 @@ static int nb_bind(struct xfab_nb_queue *q, unsigned int tx_evtchn,
 		if (irq < 0)
 			return irq;
 		q->tx_irq = q->rx_irq = irq;
+		atomic_inc(&xfab_nb_totals.irqs_bound);
 		return 0;
 	}
 	irq = bind_interdomain_evtchn_to_irqhandler_lateeoi(xdev, tx_evtchn,
@@ -147,11 +150,13 @@ static int nb_bind(struct xfab_nb_queue *q, unsigned int tx_evtchn,
 	if (irq < 0)
 		return irq;
 	q->tx_irq = irq;
+	atomic_inc(&xfab_nb_totals.irqs_bound);
 	irq = bind_interdomain_evtchn_to_irqhandler_lateeoi(xdev, rx_evtchn,
 		nb_rx_interrupt, 0, q->name, q);
 	if (irq < 0)
 		return irq;
 	q->rx_irq = irq;
+	atomic_inc(&xfab_nb_totals.irqs_bound);
 	return 0;
 }
 
@@ -180,6 +185,8 @@ int xfab_nb_queue_connect(struct xfab_nb_queue *q, grant_ref_t tx_ref,
 	if (err)
 		goto fail;
 	xfab_nb_debugfs_add(q);
+	atomic_inc(&xfab_nb_totals.queues_connected);
+	q->counted = true;
 	return 0;
 fail:
 	xfab_nb_queue_disconnect(q);
@@ -192,10 +199,17 @@ void xfab_nb_queue_disconnect(struct xfab_nb_queue *q)
 
 	q->connected = false;
 	xfab_nb_debugfs_del(q);
-	if (q->rx_irq > 0 && q->rx_irq != q->tx_irq)
+	if (q->counted)
+		atomic_dec(&xfab_nb_totals.queues_connected);
+	q->counted = false;
+	if (q->rx_irq > 0 && q->rx_irq != q->tx_irq) {
 		unbind_from_irqhandler(q->rx_irq, q);
-	if (q->tx_irq > 0)
+		atomic_dec(&xfab_nb_totals.irqs_bound);
+	}
+	if (q->tx_irq > 0) {
 		unbind_from_irqhandler(q->tx_irq, q);
+		atomic_dec(&xfab_nb_totals.irqs_bound);
+	}
 	q->tx_irq = q->rx_irq = 0;
 	if (q->napi_added) {
 		napi_disable(&q->napi);
@@ -205,10 +219,14 @@ void xfab_nb_queue_disconnect(struct xfab_nb_queue *q)
 	cancel_work_sync(&q->rx_work);
 	cancel_delayed_work_sync(&q->rx_stall);
 	q->st.rxr_drop_down += xfab_nb_rx_purge(q);
-	if (q->tx_addr)
+	if (q->tx_addr) {
 		xenbus_unmap_ring_vfree(xdev, q->tx_addr);
-	if (q->rx_addr)
+		atomic_dec(&xfab_nb_totals.rings_mapped);
+	}
+	if (q->rx_addr) {
 		xenbus_unmap_ring_vfree(xdev, q->rx_addr);
+		atomic_dec(&xfab_nb_totals.rings_mapped);
+	}
 	q->tx_addr = q->rx_addr = NULL;
 	kvfree(q->tx_ops);
 	kvfree(q->rx_ops);
@@ -355,6 +373,7 @@ struct xfab_nb_vif *xfab_nb_vif_create(struct xenbus_device *xdev,
 		return ERR_PTR(err);
 	}
 	netif_tx_stop_all_queues(dev);
+	atomic_inc(&xfab_nb_totals.vifs);
 	return vif;
 }
 
@@ -366,4 +385,5 @@ void xfab_nb_vif_destroy(struct xfab_nb_vif *vif)
 	unregister_netdev(dev);
 	kvfree(vif->queues);
 	free_netdev(dev);
+	atomic_dec(&xfab_nb_totals.vifs);
 }

@@ -37,6 +37,7 @@ MODULE_PARM_DESC(rx_stall_secs, "Seconds without guest RX buffers before its bac
 
 struct workqueue_struct *xfab_nb_wq;
 struct dentry *xfab_nb_debugfs;
+struct xfab_nb_totals xfab_nb_totals;
 
 static int __init xfab_nb_init(void)
 {
@@ -61,6 +62,7 @@ static int __init xfab_nb_init(void)
 	if (!xfab_nb_wq)
 		return -ENOMEM;
 	xfab_nb_debugfs = debugfs_create_dir("xfab_netback", NULL);
+	xfab_nb_debugfs_summary();
 	err = xfab_nb_xenbus_register();
 	if (err) {
 		debugfs_remove_recursive(xfab_nb_debugfs);

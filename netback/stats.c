@@ -130,3 +130,21 @@ void xfab_nb_debugfs_del(struct xfab_nb_queue *q)
 	debugfs_remove(q->dbg);
 	q->dbg = NULL;
 }
+
+static int nb_summary_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "vifs %d\nqueues_connected %d\nrings_mapped %d\nirqs_bound %d\n",
+		   atomic_read(&xfab_nb_totals.vifs),
+		   atomic_read(&xfab_nb_totals.queues_connected),
+		   atomic_read(&xfab_nb_totals.rings_mapped),
+		   atomic_read(&xfab_nb_totals.irqs_bound));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(nb_summary);
+
+void xfab_nb_debugfs_summary(void)
+{
+	if (!IS_ERR_OR_NULL(xfab_nb_debugfs))
+		debugfs_create_file("summary", 0400, xfab_nb_debugfs, NULL,
+				    &nb_summary_fops);
+}

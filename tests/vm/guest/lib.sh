@@ -351,3 +351,126 @@ net_interop() {
 	ip link set xenbr0 mtu 1500
 	log "jumbo ping 8972 bytes both ways: ok"
 }
+
+# ---- network lifecycle steps (scenarios 02x) ----
+
+# wait_for SECS CMD...: poll CMD every 0.5 s; false if it never succeeds.
+wait_for() {
+	local n=$(($1 * 2))
+	shift
+	while [ $n -gt 0 ]; do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.5
+		n=$((n - 1))
+	done
+	return 1
+}
+
+# The vif netdev(s) dom0 has for a domain id.
+vifs_of() { ls /sys/class/net 2>/dev/null | grep "^vif$1\\." ; }
+
+# Bring the domU's (only) network interface up as 10.0.0.2/24 again.
+domu_ip_up() {
+	domu_must "$1" 30 'for i in $(seq 40); do n=$(ls /sys/class/net | grep -v "^lo$" | head -n 1); [ -n "$n" ] && break; sleep 0.5; done
+		[ -n "$n" ] || { echo "no network interface"; exit 1; }
+		ip addr add 10.0.0.2/24 dev $n 2>/dev/null; ip link set $n up; echo "up: $n"' || exit $?
+}
+
+# Background ping from dom0 for the length of a lifecycle step; its
+# summary goes to $W/ping.bg when ping_bg_stop runs.
+ping_bg_start() {
+	ping -i 0.2 -W 1 10.0.0.2 >"$W/ping.bg" 2>&1 &
+	echo $! >"$W/ping.pid"
+}
+ping_bg_stop() {
+	kill -INT "$(cat "$W/ping.pid")" 2>/dev/null
+	sleep 1
+	figure "$1" "$(grep -o '[0-9]* packets transmitted, [0-9]* received' "$W/ping.bg" | tr -d ',')"
+}
+
+# Traffic works again, both ways, checksummed (32 MiB each way).
+net_traffic_ok() {
+	wait_for 40 ping -c 1 -W 1 10.0.0.2 || fail "$2: no ping reply within 40s"
+	xfer_domu_to_dom0 "$1" 32M 31 "${2}_tcp_out_mbit"
+	xfer_dom0_to_domu "$1" 10.0.0.2 32M 32 "${2}_tcp_in_mbit"
+}
+
+# xl network-detach + network-attach with a ping running; the new vif
+# carries checksummed traffic.
+net_detach_attach() {
+	local name=$1 id dev
+	id=$(domu_id "$name")
+	dev=$(vifs_of "$id" | head -n 1)
+	[ -n "$dev" ] || fail "no vif for $name before detach"
+	ping_bg_start
+	must xl network-detach "$name" "${dev#*.}"
+	wait_for 30 sh -c "! [ -e /sys/class/net/$dev ]" || fail "$dev still in dom0 30s after network-detach"
+	domu_must "$name" 30 'for i in $(seq 60); do [ -z "$(ls /sys/class/net | grep -v "^lo$")" ] && exit 0; sleep 0.5; done; ls /sys/class/net; exit 1' >/dev/null ||
+		fail "$name still has a network interface after network-detach"
+	must xl network-attach "$name" mac=00:16:3e:00:00:02 bridge=xenbr0
+	wait_for 30 sh -c "ls /sys/class/net | grep -q '^vif$id\\.'" || fail "no vif in dom0 after network-attach"
+	domu_ip_up "$name"
+	net_traffic_ok "$name" reattach
+	ping_bg_stop reattach_ping
+	log "network-detach/attach: ok"
+}
+
+# Unload the vif backend with the guest alive, load it again, re-run the
+# toolstack's hotplug script (as a user would after a reload: the new
+# vifD.N is not in the bridge yet); the frontend must reconnect by itself.
+net_backend_reload() {
+	local name=$1 id dev
+	id=$(domu_id "$name")
+	dev=$(vifs_of "$id" | head -n 1)
+	ping_bg_start
+	must rmmod xfab_netback
+	load_backend xfab_netback
+	wait_for 20 test -e "/sys/class/net/$dev" || fail "$dev not back after reloading xfab_netback"
+	must env vif="$dev" XENBUS_PATH="backend/vif/$id/${dev#*.}" /etc/xen/scripts/vif-bridge online
+	wait_for 40 sh -c "[ \"\$(xenstore-read /local/domain/0/backend/vif/$id/${dev#*.}/state)\" = 4 ]" ||
+		fail "backend state $(xenstore-read "/local/domain/0/backend/vif/$id/${dev#*.}/state") 40s after the reload, want 4 (connected)"
+	net_traffic_ok "$name" reload
+	ping_bg_stop reload_ping
+	log "backend reload: frontend reconnected, traffic checksums"
+}
+
+# xl save + xl restore while a 64 MiB checksummed transfer runs.
+net_save_restore() {
+	local name=$1 pid tx rx
+	xfab-xfer recv 5003 >"$W/sr.rx" 2>&1 &
+	pid=$!
+	domu_must "$name" 10 "xfab-xfer send 10.0.0.1 5003 64M 41 >/tmp/sr.tx 2>&1 &" >/dev/null || exit $?
+	sleep 3
+	must xl save "$name" "$W/$name.save"
+	must xl restore "$W/$name.save"
+	rm -f "$W/$name.save"
+	log "$name restored as domid $(domu_id "$name")"
+	tx=$(domu_must "$name" 600 'for i in $(seq 1200); do grep -q sha256 /tmp/sr.tx && break; sleep 0.5; done; cat /tmp/sr.tx') || exit $?
+	wait $pid
+	rx=$(cat "$W/sr.rx")
+	xfer_compare "save/restore $name->dom0" "$tx" "$rx" save_restore_tcp_mbit
+	net_traffic_ok "$name" restored
+}
+
+# Start a transfer, destroy the guest in the middle of it: dom0 must be
+# left with no vif, no domain (a dying domain that lingers means someone
+# still maps its pages) and, for xfab_netback, zero rings, channels,
+# queues and vifs in its debugfs summary.
+net_destroy_mid() {
+	local name=$1 id left
+	id=$(domu_id "$name")
+	xfab-xfer recv 5004 >/dev/null 2>&1 &
+	domu_must "$name" 10 "xfab-xfer send 10.0.0.1 5004 1G 51 >/dev/null 2>&1 &" >/dev/null || exit $?
+	sleep 4
+	domu_destroy "$name" >/dev/null
+	wait_for 30 sh -c "! ls /sys/class/net | grep -q '^vif$id\\.'" || fail "vif of destroyed domain $id still present"
+	wait_for 30 sh -c "[ \$(xl list | wc -l) -le 2 ]" ||
+		fail "domains left after destroy: $(xl list | awk 'NR > 2 { print $1 }' | tr '\n' ' ')"
+	pkill -f 'xfab-xfer recv 5004' 2>/dev/null
+	if lsmod | grep -q '^xfab_netback '; then
+		mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+		left=$(awk '$2 != 0' /sys/kernel/debug/xfab_netback/summary | tr '\n' ' ')
+		[ -z "$left" ] || fail "xfab_netback still holds after destroy: $left"
+	fi
+	log "destroy mid-transfer: nothing left behind"
+}

@@ -1,0 +1,19 @@
+#!/bin/bash
+# 021 network lifecycle, xen-netfront <-> xfab_netback
+# Objective: xfab_netback handles a stock guest's lifecycle: xl
+#   network-detach/attach with a ping running; xl save + xl restore with
+#   a 64 MiB checksummed transfer across it; xl destroy mid-transfer
+#   leaves no vif, no domain and a zero xfab_netback summary. (No backend
+#   reload here: the stock frontend does not reconnect after its backend
+#   went away, with either backend.)
+# Topology: dom0 (xfab_netback, bridge xenbr0 10.0.0.1/24) <-> domU d1
+#   (xen-netfront, eth0 10.0.0.2/24, 2 vCPUs, 256 MiB).
+. /xfab/guest/lib.sh
+DIAG=net_diag
+
+net_use_backend xfab_netback
+domu_start d1 --mods xen-netfront --vcpus 2 --mem 256
+net_detach_attach d1
+net_save_restore d1
+net_destroy_mid d1
+pass "detach/attach, save/restore, destroy mid-transfer"
