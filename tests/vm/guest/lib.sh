@@ -92,8 +92,13 @@ domu_start() {
 		"extra=\"console=hvc0 xfab.mods=$mods xfab.ip=$ip\"" "${extra_xl[@]}"
 	id=$(domu_id "$name") || error "domain $name vanished right after xl create"
 	for i in $(seq 240); do
-		[ "$(xenstore-read "/local/domain/$id/data/xfab/ready" 2>/dev/null)" = 1 ] &&
-			{ log "$name (domid $id) ready after $((i / 2))s"; return 0; }
+		if [ "$(xenstore-read "/local/domain/$id/data/xfab/ready" 2>/dev/null)" = 1 ]; then
+			log "$name (domid $id) ready after $((i / 2))s"
+			# A root that did not fit in memory unpacks partly, silently.
+			domu_exec "$name" 20 "test -x /usr/local/bin/xfab-xfer" >/dev/null ||
+				error "$name: initramfs incomplete (too little memory for it?)"
+			return 0
+		fi
 		domu_alive "$name" || error "domain $name died while booting"
 		sleep 0.5
 	done

@@ -8,12 +8,12 @@
 #   transfer, after which dom0 holds no vif, no domain, and xfab_netback's
 #   summary shows zero vifs, queues, mapped rings and bound channels.
 # Topology: dom0 (xfab_netback, bridge xenbr0 10.0.0.1/24) <-> domU d1
-#   (xfab_netfront, eth0 10.0.0.2/24, 2 vCPUs, 256 MiB).
+#   (xfab_netfront, eth0 10.0.0.2/24, 2 vCPUs).
 . /xfab/guest/lib.sh
 DIAG=net_diag
 
 net_use_backend xfab_netback
-domu_start d1 --mods xfab_netfront --vcpus 2 --mem 256
+domu_start d1 --mods xfab_netfront --vcpus 2
 net_detach_attach d1
 net_backend_reload d1
 net_save_restore d1

@@ -7,12 +7,12 @@
 #   reload here: the stock frontend does not reconnect after its backend
 #   went away, with either backend.)
 # Topology: dom0 (xfab_netback, bridge xenbr0 10.0.0.1/24) <-> domU d1
-#   (xen-netfront, eth0 10.0.0.2/24, 2 vCPUs, 256 MiB).
+#   (xen-netfront, eth0 10.0.0.2/24, 2 vCPUs).
 . /xfab/guest/lib.sh
 DIAG=net_diag
 
 net_use_backend xfab_netback
-domu_start d1 --mods xen-netfront --vcpus 2 --mem 256
+domu_start d1 --mods xen-netfront --vcpus 2
 net_detach_attach d1
 net_save_restore d1
 net_destroy_mid d1

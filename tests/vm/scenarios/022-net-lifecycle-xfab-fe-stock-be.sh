@@ -6,12 +6,12 @@
 #   resume path reconnects to a new backend); xl destroy mid-transfer
 #   leaves no vif and no domain in dom0.
 # Topology: dom0 (xen-netback, bridge xenbr0 10.0.0.1/24) <-> domU d1
-#   (xfab_netfront, eth0 10.0.0.2/24, 2 vCPUs, 256 MiB).
+#   (xfab_netfront, eth0 10.0.0.2/24, 2 vCPUs).
 . /xfab/guest/lib.sh
 DIAG=net_diag
 
 net_use_backend xen-netback
-domu_start d1 --mods xfab_netfront --vcpus 2 --mem 256
+domu_start d1 --mods xfab_netfront --vcpus 2
 net_detach_attach d1
 net_save_restore d1
 net_destroy_mid d1
