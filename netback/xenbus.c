@@ -399,7 +399,13 @@ static const struct xenbus_device_id nb_ids[] = {
 	{ "" }
 };
 
+/*
+ * Named, so that it can sit beside xen-netback on the bus and be told
+ * apart in /sys/bus/xen-backend/drivers (unbinding before a reload: the
+ * bus holds a module reference per bound vif).
+ */
 static struct xenbus_driver nb_driver = {
+	.name = "xfab_netback",
 	.ids = nb_ids,
 	.probe = nb_probe,
 	.remove = nb_remove,

@@ -255,10 +255,13 @@ net_driver() {
 # Call with no vif in use; the other one is unloaded.
 net_use_backend() {
 	if [ "$1" = xfab_netback ]; then
+		# udev would load the stock module for the next vif (its alias)
+		echo "blacklist xen_netback" >/etc/modprobe.d/xfab-test.conf
 		modprobe -r xen-netback 2>/dev/null
 		lsmod | grep -q '^xen_netback ' && error "xen-netback would not unload"
 		lsmod | grep -q '^xfab_netback ' || load_backend xfab_netback
 	else
+		rm -f /etc/modprobe.d/xfab-test.conf
 		lsmod | grep -q '^xfab_netback ' && must rmmod xfab_netback
 		load_backend xen-netback
 	fi
@@ -290,9 +293,10 @@ net_diag() {
 		[ -e "$v" ] && echo "== $v" && cat "$v"
 	done
 	dmesg | tail -n 30
+	ip -s link show xenbr0; bridge fdb show br xenbr0 | grep -v permanent; ip neigh
 	for d in $(xl list | awk 'NR > 2 { print $1 }'); do
 		echo "== $d"
-		domu_exec "$d" 20 "ethtool -S eth0 | grep -v ': 0$'; for f in /sys/kernel/debug/xfab_netfront/*/*; do [ -e \$f ] && echo \$f && cat \$f; done; dmesg | tail -n 20"
+		domu_exec "$d" 20 "ethtool -S eth0 | grep -v ': 0$'; for f in /sys/kernel/debug/xfab_netfront/*/*; do [ -e \$f ] && echo \$f && cat \$f; done; ip -s link; ip neigh; dmesg | tail -n 20"
 	done
 }
 
@@ -420,7 +424,7 @@ net_detach_attach() {
 	log "network-detach/attach: ok"
 }
 
-# Unload the vif backend with the guest alive, load it again, re-run the
+# Unbind and unload the vif backend with the guest alive, load it again, re-run the
 # toolstack's hotplug script (as a user would after a reload: the new
 # vifD.N is not in the bridge yet); the frontend must reconnect by itself.
 net_backend_reload() {
@@ -428,6 +432,8 @@ net_backend_reload() {
 	id=$(domu_id "$name")
 	dev=$(vifs_of "$id" | head -n 1)
 	ping_bg_start
+	# The bus holds a module reference per bound device: unbind first.
+	must sh -c "echo vif-$id-${dev#*.} >/sys/bus/xen-backend/drivers/xfab_netback/unbind"
 	must rmmod xfab_netback
 	load_backend xfab_netback
 	wait_for 20 test -e "/sys/class/net/$dev" || fail "$dev not back after reloading xfab_netback"
@@ -450,7 +456,8 @@ net_save_restore() {
 	must xl restore "$W/$name.save"
 	rm -f "$W/$name.save"
 	log "$name restored as domid $(domu_id "$name")"
-	tx=$(domu_must "$name" 600 'for i in $(seq 1200); do grep -q sha256 /tmp/sr.tx && break; sleep 0.5; done; cat /tmp/sr.tx') || exit $?
+	tx=$(domu_must "$name" 200 'for i in $(seq 360); do grep -q sha256 /tmp/sr.tx && exit 0; sleep 0.5; done; cat /tmp/sr.tx; exit 1') || exit $?
+	tx=$(domu_must "$name" 10 'cat /tmp/sr.tx') || exit $?
 	wait $pid
 	rx=$(cat "$W/sr.rx")
 	xfer_compare "save/restore $name->dom0" "$tx" "$rx" save_restore_tcp_mbit
