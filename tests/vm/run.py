@@ -27,7 +27,10 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
-DEFAULT_SCENARIOS = "001 002"
+# Every numbered scenario in tests/vm/scenarios, in order.
+DEFAULT_SCENARIOS = " ".join(sorted(
+    f[:3] for f in os.listdir(os.path.join(HERE, "scenarios"))
+    if re.match(r"\d{3}-.*\.sh$", f)))
 # Lines in any console (Xen, dom0, domUs) that make the run ERROR: processes
 # dying in libc and traps (the TESTBED-NOTES symptoms of a sick nested
 # guest) and kernel splats. The dom0 runner attributes them per scenario;

@@ -26,7 +26,7 @@ fail() {
 	if [ -n "${DIAG:-}" ]; then
 		local d=$DIAG
 		DIAG=
-		$d 2>&1 | sed 's/^/diag: /'
+		$d 2>&1 | sed 's/^/diag: /' >&2
 	fi
 	_end 1 "$1" FAIL
 }
