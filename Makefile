@@ -7,12 +7,13 @@ UNIT_CFLAGS := -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
 COMMON_SRC := $(wildcard common/*.c)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 
-.PHONY: help modules install helpers unit unit-core unit-harness fuzz check check-full vm-check bench deps \
+.PHONY: help modules install helpers unit unit-core unit-harness fuzz check check-full vm-check bench bench-quick deps \
 	testbed-clean clean
 
 help:
 	@echo "make check          unit tests, fuzz, 6.12 + 6.1 compile check, VM scenarios (CI)"
 	@echo "make bench          the appliance benchmark on the nested testbed"
+	@echo "make bench-quick    the same, one short round (a first look, minutes)"
 	@echo "make modules        build the kernel modules against KDIR ($(KDIR))"
 	@echo "make install        install them for that kernel (in updates/)"
 	@echo "make unit           userspace unit tests of common/ (ASan+UBSan)"
@@ -85,6 +86,9 @@ vm-check:
 
 bench:
 	tests/bench/run.sh
+
+bench-quick:
+	tests/bench/run.sh --quick
 
 testbed-clean:
 	rm -rf $${XFAB_CACHE:-/var/cache/xfab}

@@ -20,6 +20,8 @@
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
 #include <linux/workqueue.h>
+#include <linux/timer.h>
+#include <linux/timekeeping.h>
 #include <linux/debugfs.h>
 #include <xen/xenbus.h>
 #include <xen/grant_table.h>
@@ -30,6 +32,7 @@
 #include "xfab_ring.h"
 #include "xfab_netif.h"
 #include "xfab_copy.h"
+#include "xfab_credit.h"
 
 /* One page per ring: netif has no multi-page rings. */
 #define XFAB_NB_TX_RING_SIZE __CONST_RING_SIZE(xen_netif_tx, XEN_PAGE_SIZE)
@@ -72,6 +75,8 @@ struct xfab_nb_stats {
 	u64 txr_drop_copy, txr_drop_csum, txr_drop_nomem;
 	u64 txr_irqs, txr_spurious, txr_kicks;
 	u64 txr_copy_calls, txr_copy_ops;
+	u64 txr_prebind_work;		/* connect: requests posted before we bound */
+	u64 txr_rate_waits;		/* the rate limit held the ring back */
 	/* RX ring: worker (xmit side marked) */
 	u64 rxr_packets, rxr_bytes, rxr_slots, rxr_gso;
 	u64 rxr_drop_backlog;		/* xmit: guest not taking packets */
@@ -132,6 +137,9 @@ struct xfab_nb_queue {
 	struct xfab_nb_txp txp[XFAB_NB_BATCH];
 	struct xfab_seg tx_src[XFAB_TX_FATAL_SLOTS], tx_dst[XFAB_NB_TX_DST];
 	struct xfab_copy_op tx_plan[XFAB_TX_FATAL_SLOTS + XFAB_NB_TX_DST];
+	struct xfab_credit credit;	/* the "rate" limit; NAPI only */
+	struct timer_list rate_timer;	/* reschedules NAPI when credit is due */
+	bool tx_throttled;		/* waiting for rate_timer */
 
 	/* RX ring (worker) */
 	struct sk_buff_head rx_queue;	/* xmit -> worker */
@@ -162,6 +170,7 @@ struct xfab_nb_vif {
 	bool split_evtchn;
 	bool can_sg, gso_v4, gso_v6, ip_csum, ipv6_csum;
 	bool disabled;			/* a fatal error disabled the vif */
+	u64 rate_bytes, rate_usec;	/* the toolstack's "rate"; 0: none */
 
 	/* All xfab_nb_max_queues exist from probe to remove, so that stats
 	 * readers never meet a freed queue (XSA-374 class). */
@@ -189,6 +198,7 @@ void xfab_nb_eoi(struct xfab_nb_queue *q, int bit);
 /* tx.c */
 int xfab_nb_tx_poll(struct napi_struct *napi, int budget);
 bool xfab_nb_tx_has_work(struct xfab_nb_queue *q);
+void xfab_nb_rate_timer(struct timer_list *t);
 
 /* rx.c */
 netdev_tx_t xfab_nb_start_xmit(struct sk_buff *skb, struct net_device *dev);

@@ -3,3 +3,4 @@
 #include "../common/xfab_ring.c"
 #include "../common/xfab_netif.c"
 #include "../common/xfab_copy.c"
+#include "../common/xfab_credit.c"

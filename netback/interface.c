@@ -167,6 +167,9 @@ int xfab_nb_queue_connect(struct xfab_nb_queue *q, grant_ref_t tx_ref,
 	int err = -ENOMEM;
 
 	q->broken = false;
+	q->tx_throttled = false;
+	xfab_credit_init(&q->credit, q->vif->rate_bytes, q->vif->rate_usec,
+			 ktime_get_ns());
 	atomic_set(&q->eoi_pending, 0);
 	q->tx_ops = kvcalloc(XFAB_NB_MAX_OPS, sizeof(*q->tx_ops), GFP_KERNEL);
 	q->rx_ops = kvcalloc(XFAB_NB_MAX_OPS, sizeof(*q->rx_ops), GFP_KERNEL);
@@ -184,6 +187,13 @@ int xfab_nb_queue_connect(struct xfab_nb_queue *q, grant_ref_t tx_ref,
 	err = nb_bind(q, tx_evtchn, rx_evtchn);
 	if (err)
 		goto fail;
+	/*
+	 * A frontend may post requests and kick before it sees us bound
+	 * (stock netfront does, right after resume); Xen drops events sent
+	 * to an unbound port, and the frontend will not kick again until we
+	 * move req_event. Look at the rings once as if an event had come.
+	 */
+	q->st.txr_prebind_work += !!nb_wake(q, XFAB_NB_EOI_TX | XFAB_NB_EOI_RX);
 	xfab_nb_debugfs_add(q);
 	atomic_inc(&xfab_nb_totals.queues_connected);
 	q->counted = true;
@@ -213,6 +223,8 @@ void xfab_nb_queue_disconnect(struct xfab_nb_queue *q)
 	q->tx_irq = q->rx_irq = 0;
 	if (q->napi_added) {
 		napi_disable(&q->napi);
+		/* After the last poll (which may arm it), before napi goes. */
+		del_timer_sync(&q->rate_timer);
 		netif_napi_del(&q->napi);
 		q->napi_added = false;
 	}
@@ -322,6 +334,7 @@ static void nb_queue_init(struct xfab_nb_vif *vif, unsigned int i)
 	skb_queue_head_init(&q->rx_queue);
 	INIT_WORK(&q->rx_work, xfab_nb_rx_work);
 	INIT_DELAYED_WORK(&q->rx_stall, xfab_nb_rx_stall_check);
+	timer_setup(&q->rate_timer, xfab_nb_rate_timer, 0);
 }
 
 struct xfab_nb_vif *xfab_nb_vif_create(struct xenbus_device *xdev,

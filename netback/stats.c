@@ -19,6 +19,7 @@ static const struct {
 	NB_STAT(txr_gso), NB_STAT(txr_drop_copy), NB_STAT(txr_drop_csum),
 	NB_STAT(txr_drop_nomem), NB_STAT(txr_irqs), NB_STAT(txr_spurious),
 	NB_STAT(txr_kicks), NB_STAT(txr_copy_calls), NB_STAT(txr_copy_ops),
+	NB_STAT(txr_prebind_work), NB_STAT(txr_rate_waits),
 	NB_STAT(rxr_packets), NB_STAT(rxr_bytes), NB_STAT(rxr_slots),
 	NB_STAT(rxr_gso), NB_STAT(rxr_drop_backlog), NB_STAT(rxr_drop_down),
 	NB_STAT(rxr_drop_big), NB_STAT(rxr_drop_copy), NB_STAT(rxr_drop_nomem),

@@ -17,7 +17,8 @@
 
 bool xfab_nb_tx_has_work(struct xfab_nb_queue *q)
 {
-	if (!q->connected || q->broken)
+	/* While throttled, only rate_timer brings NAPI back. */
+	if (!q->connected || q->broken || READ_ONCE(q->tx_throttled))
 		return false;
 	return READ_ONCE(q->tx.sring->req_prod) != q->tx.req_cons;
 }
@@ -164,6 +165,32 @@ static void tx_note_slots(struct xfab_nb_queue *q, struct xfab_nb_txp *p)
 		p->is_data[p->pkt.frag_slot[i]] = 1;
 }
 
+/* The rate limit's credit came due: look at the ring again. */
+void xfab_nb_rate_timer(struct timer_list *t)
+{
+	struct xfab_nb_queue *q = from_timer(q, t, rate_timer);
+
+	WRITE_ONCE(q->tx_throttled, false);
+	napi_schedule(&q->napi);
+}
+
+/*
+ * May this valid packet go under the "rate" limit? If not, it stays on
+ * the ring (not consumed) and the timer brings NAPI back when the credit
+ * is there; the guest sees back-pressure, as with a slow link.
+ */
+static bool tx_rate_ok(struct xfab_nb_queue *q, u32 len)
+{
+	u64 wait = xfab_credit_take(&q->credit, len, ktime_get_ns());
+
+	if (!wait)
+		return true;
+	q->st.txr_rate_waits++;
+	WRITE_ONCE(q->tx_throttled, true);
+	mod_timer(&q->rate_timer, jiffies + nsecs_to_jiffies(wait) + 1);
+	return false;
+}
+
 /*
  * Take up to max packets off the ring into q->txp[], planning their
  * copies. Dropped packets are answered at once. Returns the number of
@@ -187,6 +214,8 @@ static int tx_gather(struct xfab_nb_queue *q, int max, u32 *nops)
 			xfab_nb_fatal(q, xfab_tx_err_name(err));
 			break;
 		}
+		if (!err && !tx_rate_ok(q, p->pkt.len))
+			break;
 		tx_note_slots(q, p);
 		q->tx.req_cons += p->pkt.consumed;
 		q->st.txr_slots += p->pkt.consumed;
@@ -285,10 +314,13 @@ static void tx_publish(struct xfab_nb_queue *q)
 			q->tx_irq, &q->st.txr_kicks);
 }
 
-/* Ask for an event at the next request, then look once more. */
+/*
+ * Ask for an event at the next request, then look once more. Throttled,
+ * ask for none: rate_timer comes back, and events meanwhile are noise.
+ */
 static bool tx_final_check(struct xfab_nb_queue *q)
 {
-	if (!q->connected || q->broken)
+	if (!q->connected || q->broken || READ_ONCE(q->tx_throttled))
 		return false;
 	WRITE_ONCE(q->tx.sring->req_event, q->tx.req_cons + 1);
 	virt_mb();
@@ -302,7 +334,8 @@ int xfab_nb_tx_poll(struct napi_struct *napi, int budget)
 	int done = 0, n;
 	u32 nops;
 
-	while (done < budget && q->connected && !q->broken) {
+	while (done < budget && q->connected && !q->broken &&
+	       !READ_ONCE(q->tx_throttled)) {
 		n = tx_gather(q, min(budget - done, XFAB_NB_BATCH), &nops);
 		if (n <= 0)
 			break;

@@ -80,6 +80,32 @@ static int fe_num_queues(struct nb_backend *be, unsigned int *n)
 	return 0;
 }
 
+/*
+ * The toolstack's "rate" key (xl vif "rate="): "<bytes>,<usec>". It is
+ * our own config, not the guest's, but hand edits happen: a malformed
+ * value fails the connect with the reason rather than run unlimited.
+ */
+static int be_rate(struct nb_backend *be)
+{
+	struct xfab_nb_vif *vif = be->vif;
+	const char *why;
+	char *s;
+	int err;
+
+	vif->rate_bytes = vif->rate_usec = 0;
+	s = xenbus_read(XBT_NIL, be->xdev->nodename, "rate", NULL);
+	if (IS_ERR(s))
+		return 0;	/* no key: no limit */
+	err = xfab_credit_parse(s, &vif->rate_bytes, &vif->rate_usec, &why);
+	if (err) {
+		xenbus_dev_fatal(be->xdev, err, "%s/rate \"%s\": %s",
+				 be->xdev->nodename, s, why);
+		vif->rate_bytes = vif->rate_usec = 0;
+	}
+	kfree(s);
+	return err;
+}
+
 /* One queue's rings and channels, from dir (the frontend's or queue-N). */
 static int fe_queue_connect(struct nb_backend *be, struct xfab_nb_queue *q,
 			    const char *dir)
@@ -150,6 +176,8 @@ static int nb_connect(struct nb_backend *be)
 	err = fe_features(be);
 	if (!err)
 		err = fe_num_queues(be, &nq);
+	if (!err)
+		err = be_rate(be);
 	if (err)
 		return err;
 	nb_apply_features(vif, nq);

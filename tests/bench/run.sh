@@ -1,20 +1,36 @@
 #!/bin/bash
-# `make bench`: the appliance benchmark. Until the benchmark suite and the
-# xfab drivers land (issues "Appliance benchmark" and "Network pair"), it
-# boots the testbed once and runs the stock baseline scenario, whose
-# figures (TCP both ways, fio) are the stock column to compare against.
+# `make bench` (and `make bench-quick`): the appliance benchmark. Boots the
+# nested testbed once, runs tests/bench/scenarios (each alternates the
+# stock and the xfab driver pairs, BENCH_REPEATS rounds), then writes the
+# report (tests/bench/report.py) into results/bench-<time>/ and prints it.
+#
+#   tests/bench/run.sh [--quick] [run.py options]
+#
+# Environment: BENCH_SECS (seconds per run, 10), BENCH_REPEATS (rounds, 3),
+# BENCH_SIZES (netperf message sizes, "1K 16K 64K"). --quick is a first
+# look in a few minutes: one round, 4 s runs, 16K messages only.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-tests/vm/deps.sh
-tests/vm/run.py --scenarios 001 "$@" || rc=$?
-last=$(ls -td results/vm-*/ | head -n 1)
+secs=${BENCH_SECS:-10} reps=${BENCH_REPEATS:-3} sizes=${BENCH_SIZES:-"1K 16K 64K"}
+if [ "${1:-}" = --quick ]; then
+	shift
+	secs=${BENCH_SECS:-4} reps=${BENCH_REPEATS:-1} sizes=${BENCH_SIZES:-16K}
+fi
+for v in "$secs" "$reps"; do
+	[[ "$v" =~ ^[1-9][0-9]*$ ]] || { echo "bench: BENCH_SECS and BENCH_REPEATS must be positive integers (got '$v')" >&2; exit 2; }
+done
+[[ "$sizes" =~ ^[0-9]+K( [0-9]+K)*$ ]] || { echo "bench: BENCH_SIZES must be sizes like '1K 16K 64K' (got '$sizes')" >&2; exit 2; }
+
+tests/vm/deps.sh python3-matplotlib
+echo "[bench] $reps round(s) of stock and xfab, ${secs}s per run, message sizes: $sizes"
+rc=0
+tests/vm/run.py --scenario-dir tests/bench/scenarios --tag bench \
+	--scen-timeout 3600 --env "BENCH_SECS=$secs" --env "BENCH_REPEATS=$reps" \
+	--env "BENCH_SIZES=$sizes" "$@" || rc=$?
+last=$(ls -td results/bench-*/ | head -n 1)
 echo
-echo "stock baseline figures ($last):"
-python3 - "$last" <<'PY'
-import json, sys, glob
-for f in sorted(glob.glob(sys.argv[1] + "/scenarios/*.json")):
-    s = json.load(open(f))
-    for k, v in s.get("figures", {}).items():
-        print(f"  {s['name']:24} {k:28} {v}")
-PY
-exit "${rc:-0}"
+if ! python3 tests/bench/report.py "$last" && [ "$rc" = 0 ]; then
+	rc=1
+fi
+echo "report: ${last}report.md"
+exit "$rc"

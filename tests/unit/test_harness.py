@@ -15,6 +15,10 @@ spec = importlib.util.spec_from_file_location(
     "xfab_run", os.path.join(HERE, "..", "vm", "run.py"))
 run = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(run)
+spec = importlib.util.spec_from_file_location(
+    "xfab_report", os.path.join(HERE, "..", "bench", "report.py"))
+report = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(report)
 
 CHANNEL_OK = """@@meta kernel 6.12.107+deb13-amd64
 @@meta xen 4.20.4-pre
@@ -80,11 +84,32 @@ class HarnessTest(unittest.TestCase):
         chan = self.feed(CHANNEL_OK, "systemd[1]: segfault at 0 ip 00007f sp 0 error 4\n")
         self.assertEqual(len(chan.sick), 1)
 
-    def test_dom0_boot_warning_is_sick(self):
+    def test_boot_warning_fails_every_passing_scenario(self):
         serial = "[    3.1] WARNING: CPU: 0 PID: 1 at drivers/xen/events.c:99\n"
         chan = self.feed(CHANNEL_OK.replace("FAIL 30", "PASS 30"), serial)
-        rc, _ = self.finish(chan)
+        self.assertEqual(chan.sick, [])
+        rc, out = self.finish(chan)
+        self.assertEqual(rc, 1)
+        for s in out.values():
+            self.assertEqual(s["status"], "FAIL")
+            self.assertIn("kernel splat outside the scenarios", s["reason"])
+
+    def test_splat_the_runner_attributed_fails_only_its_scenario(self):
+        channel = CHANNEL_OK.replace(
+            "FAIL 30 report wrong",
+            "FAIL 30 kernel log: dom0: BUG: unable to handle page fault")
+        serial = "[   93.1] BUG: unable to handle page fault for address 0\n"
+        rc, out = self.finish(self.feed(channel, serial))
+        self.assertEqual(rc, 1)
+        self.assertEqual(out["001-stock-baseline"]["status"], "PASS")
+        self.assertEqual(out["002-module-pipeline"]["status"], "FAIL")
+
+    def test_splat_with_traps_is_error(self):
+        serial = "[    9.0] Oops: 0000 [#1] SMP\n" \
+                 "[d1] traps: sh[77] general protection fault ip:7f in libc.so.6\n"
+        rc, out = self.finish(self.feed(CHANNEL_OK, serial))
         self.assertEqual(rc, 2)
+        self.assertEqual(out["001-stock-baseline"]["status"], "ERROR")
 
     def test_ordinary_console_is_not_sick(self):
         serial = "[d1] xen_netfront: Initialising Xen virtual ethernet driver\n" \
@@ -131,6 +156,72 @@ class HarnessTest(unittest.TestCase):
         with redirect_stdout(io.StringIO()):
             chan.poll()
         self.assertEqual(chan.scen["001-a"]["status"], "PASS")
+
+
+class BenchReportTest(unittest.TestCase):
+    """tests/bench/report.py: medians, spreads, ratios, per-packet costs."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.res = self.dir.name
+        os.makedirs(os.path.join(self.res, "scenarios"))
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def write(self, figures, meta=None):
+        with open(os.path.join(self.res, "scenarios", "901-net.json"), "w") as f:
+            json.dump({"name": "901-net", "status": "PASS", "figures": figures}, f)
+        if meta:
+            with open(os.path.join(self.res, "meta.json"), "w") as f:
+                json.dump(meta, f)
+
+    def run_report(self):
+        with redirect_stdout(io.StringIO()) as out:
+            rc = report.main(["report.py", self.res])
+        return rc, out.getvalue()
+
+    def test_medians_spread_and_ratio(self):
+        figs = {}
+        for rep, (st, xf) in enumerate([(100, 150), (110, 120), (90, 300)], 1):
+            figs[f"b.stock.{rep}.tcp_stream_16K.mbit"] = st
+            figs[f"b.xfab.{rep}.tcp_stream_16K.mbit"] = xf
+        figs["b.ref.1.loopback_16K.mbit"] = 900
+        figs["xs.vif.back.0.feature-sg"] = "1"      # not a bench figure
+        self.write(figs, {"xen": "4.20", "kernel": "6.12", "accel": "tcg"})
+        rc, out = self.run_report()
+        self.assertEqual(rc, 0)
+        row = [ln for ln in out.splitlines() if ln.startswith("| tcp_stream_16K |")][0]
+        self.assertIn("100 [90-110] n=3", row)
+        self.assertIn("150 [120-300] n=3", row)
+        self.assertIn("| 1.50 |", row)
+        self.assertIn("Xen 4.20, kernel 6.12", out)
+        ref = [ln for ln in out.splitlines() if ln.startswith("| loopback_16K |")][0]
+        self.assertIn("900 [900-900] n=1", ref)
+        with open(os.path.join(self.res, "bench.json")) as f:
+            raw = json.load(f)
+        self.assertEqual(len([r for r in raw if r["metric"] == "mbit"]), 7)
+
+    def test_cost_per_packet(self):
+        self.write({"b.stock.1.tcp_rr.trans_s": 500, "b.stock.1.tcp_rr.pkts": 2000,
+                    "b.stock.1.tcp_rr.irq_dom0": 1000, "b.stock.1.tcp_rr.cpu_dom0": 1.5,
+                    "b.stock.1.tcp_rr.cpu_domu": 0.5,
+                    "b.xfab.1.tcp_rr.trans_s": 600, "b.xfab.1.tcp_rr.pkts": 4000,
+                    "b.xfab.1.tcp_rr.irq_dom0": 1000,
+                    "b.xfab.1.tcp_rr.gnt_copy_ops": 8000})
+        rc, out = self.run_report()
+        irq = [ln for ln in out.splitlines() if "dom0 interrupts / 1000 pkts" in ln][0]
+        self.assertIn("| 500 [500-500] n=1 | 250 [250-250] n=1 | 0.50 |", irq)
+        cpu = [ln for ln in out.splitlines() if "CPU us / pkt" in ln][0]
+        self.assertIn("1000 [1000-1000]", cpu)
+        ops = [ln for ln in out.splitlines() if "grant-copy ops / pkt" in ln][0]
+        self.assertIn("| - | 2 [2-2] n=1 | - |", ops)
+
+    def test_no_figures_is_an_error(self):
+        self.write({"tcp_domu_to_dom0_mbit": 40})
+        with self.assertRaises(SystemExit) as e:
+            self.run_report()
+        self.assertIn("no benchmark figures", str(e.exception.code))
 
 
 if __name__ == "__main__":

@@ -43,6 +43,7 @@ void xfab_test_register(struct xfab_test *t);
 #define ASSERT_NE(a, b) ASSERT_OP(a, !=, b)
 #define ASSERT_LE(a, b) ASSERT_OP(a, <=, b)
 #define ASSERT_LT(a, b) ASSERT_OP(a, <, b)
+#define ASSERT_GE(a, b) ASSERT_OP(a, >=, b)
 #define ASSERT_TRUE(a) ASSERT_OP(!!(a), ==, 1)
 #define ASSERT_FALSE(a) ASSERT_OP(!!(a), ==, 0)
 

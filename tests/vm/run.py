@@ -27,18 +27,27 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
-# Every numbered scenario in tests/vm/scenarios, in order.
-DEFAULT_SCENARIOS = " ".join(sorted(
-    f[:3] for f in os.listdir(os.path.join(HERE, "scenarios"))
-    if re.match(r"\d{3}-.*\.sh$", f)))
-# Lines in any console (Xen, dom0, domUs) that make the run ERROR: processes
-# dying in libc and traps (the TESTBED-NOTES symptoms of a sick nested
-# guest) and kernel splats. The dom0 runner attributes them per scenario;
-# this scan of the whole console also covers boot and the gaps between.
-# A healthy run matches none of them.
-SICK = re.compile(r"segfault at|traps:|general protection fault|Kernel panic|"
-                  r"Oops|BUG:|kernel BUG|WARNING:|KASAN|UBSAN|unable to handle|"
-                  r"Call Trace:")
+SCENARIO_DIR = os.path.join(HERE, "scenarios")
+
+
+def numbered(d):
+    """Every numbered scenario in directory d, in order."""
+    return " ".join(sorted(f[:3] for f in os.listdir(d)
+                           if re.match(r"\d{3}-.*\.sh$", f)))
+
+
+DEFAULT_SCENARIOS = numbered(SCENARIO_DIR)
+# Lines in any console (Xen, dom0, domUs) that make a run ERROR: processes
+# dying in libc and traps, the TESTBED-NOTES symptoms of a sick nested
+# guest, which make every result of the run suspect.
+TESTBED_SICK = re.compile(r"segfault at|traps:")
+# Kernel splats: a driver bug until shown otherwise, so a FAIL of the
+# scenario during which the dom0 runner found it (ERROR if the testbed
+# was sick too). Found by this host-side scan only (boot, the gaps
+# between scenarios), they fail every scenario that passed.
+SPLAT = re.compile(r"general protection fault|Kernel panic|"
+                   r"Oops|BUG:|kernel BUG|WARNING:|KASAN|UBSAN|unable to handle|"
+                   r"Call Trace:")
 XEN_CMDLINE = ("console=com1 com1=115200,8n1 dom0_mem=1024M,max:1024M "
                "dom0_max_vcpus=2 loglvl=all guest_loglvl=all")
 DOM0_CMDLINE = "root=/dev/vda rw console=hvc0 earlyprintk=xen xfab.run=1"
@@ -58,17 +67,20 @@ def build_image():
     return out.stdout.strip().splitlines()[-1]
 
 
-def make_run_disk(image, workdir, scenarios, scen_timeout):
+def make_run_disk(image, workdir, args):
     """The per-run disk: guest scripts, scenarios, xl configs, modules."""
     rundir = os.path.join(workdir, "rundisk")
-    for sub in ("guest", "scenarios", "xl"):
+    for sub in ("guest", "xl"):
         shutil.copytree(os.path.join(HERE, sub), os.path.join(rundir, sub))
+    shutil.copytree(args.scenario_dir, os.path.join(rundir, "scenarios"))
     log("building modules and helpers in the image chroot")
     sh([os.path.join(HERE, "kbuild.sh"), os.path.join(image, "chroot"), rundir])
     with open(os.path.join(rundir, "run.conf"), "w") as f:
-        f.write(f'SCENARIOS="{scenarios}"\nSCEN_TIMEOUT={scen_timeout}\n'
-                # one pattern for both scans (plain alternation: valid ERE)
-                f"SICK_RE='{SICK.pattern}'\n")
+        f.write(f'SCENARIOS="{args.scenarios}"\nSCEN_TIMEOUT={args.scen_timeout}\n'
+                "".join(f"export {k}='{v}'\n" for k, v in args.env) +
+                # the same patterns for both scans (plain alternation: ERE)
+                f"TESTBED_RE='{TESTBED_SICK.pattern}'\n"
+                f"SPLAT_RE='{SPLAT.pattern}'\n")
     img = os.path.join(workdir, "run.img")
     sh(["mkfs.ext4", "-q", "-F", "-L", "xfabrun", "-d", rundir, img, "128M"],
        stdout=subprocess.DEVNULL)
@@ -120,6 +132,7 @@ class Channel:
         self.done = False
         self.last_event = time.time()
         self.sick = []
+        self.splats = []
 
     def _read(self, name):
         path = os.path.join(self.results, name)
@@ -137,8 +150,10 @@ class Channel:
 
     def poll(self):
         for ln in self._read("serial.log"):
-            if SICK.search(ln):
+            if TESTBED_SICK.search(ln):
                 self.sick.append(ln.strip())
+            elif SPLAT.search(ln):
+                self.splats.append(ln.strip())
             if self.verbose or self._progress(ln):
                 print("  | " + ln, flush=True)
         for ln in self._read("channel.log"):
@@ -245,6 +260,10 @@ def write_results(chan, results, verdict, scenarios, extra_meta):
             chan.scen[name] = {"name": name, "status": "ERROR",
                                "reason": verdict or "never started",
                                "figures": {}, "xenstore": {}, "lines": []}
+    # Splats the dom0 runner attributed already failed their scenario.
+    unattributed = chan.splats and not any(
+        s["status"] in ("FAIL", "ERROR") and
+        s["reason"].startswith("kernel log:") for s in chan.scen.values())
     for name in chan.order:
         s = chan.scen[name]
         if chan.sick and s["status"] != "SKIP":
@@ -252,6 +271,11 @@ def write_results(chan, results, verdict, scenarios, extra_meta):
             s["status"] = "ERROR"
             s["reason"] = "sick testbed: " + chan.sick[0][:160]
             s["lines"] = s["lines"] + chan.sick[:10]
+        elif unattributed and s["status"] == "PASS":
+            s["status"] = "FAIL"
+            s["reason"] = ("kernel splat outside the scenarios: " +
+                           chan.splats[0][:160])
+            s["lines"] = s["lines"] + chan.splats[:10]
         with open(os.path.join(results, "scenarios", name + ".json"), "w") as f:
             json.dump(s, f, indent=2)
     with open(os.path.join(results, "meta.json"), "w") as f:
@@ -279,11 +303,26 @@ def write_results(chan, results, verdict, scenarios, extra_meta):
     return 1 if counts.get("FAIL") else 0
 
 
+def env_pair(s):
+    """NAME=VALUE for --env: a shell variable name, a value without quotes."""
+    m = re.fullmatch(r"([A-Z_][A-Z0-9_]*)=([^'\n]*)", s)
+    if not m:
+        raise argparse.ArgumentTypeError(
+            f"'{s}': want NAME=VALUE, NAME in capitals, no quote in VALUE")
+    return m.group(1), m.group(2)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--scenarios", default=os.environ.get("SCENARIOS", DEFAULT_SCENARIOS),
-                    help="space-separated scenario numbers (default: %(default)s)")
+    ap.add_argument("--scenario-dir", default=SCENARIO_DIR,
+                    help="where the numbered scripts are (the benchmark has its own)")
+    ap.add_argument("--scenarios", default=os.environ.get("SCENARIOS"),
+                    help="space-separated scenario numbers (default: all in "
+                         f"the directory, for tests/vm/scenarios: {DEFAULT_SCENARIOS})")
+    ap.add_argument("--env", action="append", default=[], type=env_pair,
+                    metavar="NAME=VALUE", help="exported to the scenarios")
+    ap.add_argument("--tag", default="vm", help="results/<tag>-<time>/")
     ap.add_argument("--results", default=os.environ.get("XFAB_RESULTS",
                                                         os.path.join(TOP, "results")))
     ap.add_argument("--scen-timeout", type=int, default=900)
@@ -294,16 +333,18 @@ def main():
                     default=bool(os.environ.get("XFAB_VERBOSE")),
                     help="print every console line, not only the runner's")
     args = ap.parse_args()
+    if args.scenarios is None:
+        args.scenarios = numbered(args.scenario_dir)
     for s in args.scenarios.split():
         if not re.fullmatch(r"\d{3}", s):
             sys.exit(f"run.py: bad scenario '{s}': give three-digit numbers, e.g. 001")
 
-    results = os.path.join(args.results, "vm-" + time.strftime("%Y%m%d-%H%M%S"))
+    results = os.path.join(args.results, args.tag + "-" + time.strftime("%Y%m%d-%H%M%S"))
     os.makedirs(results)
     log(f"results in {results}")
     image = build_image()
     with tempfile.TemporaryDirectory(prefix="xfab-vm-") as workdir:
-        make_run_disk(image, workdir, args.scenarios, args.scen_timeout)
+        make_run_disk(image, workdir, args)
         cmd = qemu_cmd(image, workdir, results, args.vcpus, args.memory)
         with open(os.path.join(results, "qemu.cmd"), "w") as f:
             f.write(" ".join(cmd) + "\n")

@@ -76,8 +76,9 @@ make_domu_initramfs() {
 	cat /opt/xfab/domu-base.cpio "$W/domu-run.cpio" >"$W/domu.cpio"
 }
 
-# SICK_RE (from run.conf, the host harness's pattern): kernel-log lines
-# that mean the testbed (or a driver) is sick.
+# TESTBED_RE and SPLAT_RE (from run.conf, the host harness's patterns):
+# kernel-log lines that mean the testbed is sick (ERROR), and kernel
+# splats, which fail the scenario they happened in.
 
 # New lines of a growing file since the offset remembered in $W/off.*
 new_lines() {
@@ -103,10 +104,10 @@ mark_logs() {
 sick_lines() {
 	local f
 	dmesg >"$W/dmesg.now"
-	new_lines "$W/dmesg.now" | grep -E "$SICK_RE" | sed 's/^/dom0: /'
+	new_lines "$W/dmesg.now" | grep -E "$TESTBED_RE|$SPLAT_RE" | sed 's/^/dom0: /'
 	for f in /var/log/xen/console/guest-*.log; do
 		[ -f "$f" ] || continue
-		new_lines "$f" | grep -E "$SICK_RE" |
+		new_lines "$f" | grep -E "$TESTBED_RE|$SPLAT_RE" |
 			sed "s/^/$(basename "$f" .log | sed 's/^guest-//'): /"
 	done
 }
@@ -142,7 +143,14 @@ run_scenario() {
 		echo "$lines" | head -n 20 | while IFS= read -r l; do
 			echo "@@line $scen $l" >&3
 		done
-		status=ERROR reason="kernel log: $(echo "$lines" | head -n 1 | cut -c1-160)"
+		# A splat fails the driver (even if a domain died of it); with
+		# traps around, the testbed is suspect and the verdict is ERROR.
+		if echo "$lines" | grep -qE "$TESTBED_RE"; then
+			status=ERROR
+		else
+			status=FAIL
+		fi
+		reason="kernel log: $(echo "$lines" | head -n 1 | cut -c1-160)"
 	fi
 	lib_cleanup_domains
 	[ -f "$W/out/$scen.figs" ] && sed "s/^/@@fig $scen /" "$W/out/$scen.figs" >&3

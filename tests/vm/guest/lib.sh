@@ -276,7 +276,7 @@ irq_count() {
 # prints "lost total" as the receiver saw them.
 udp_burst() {
 	local ip=$1 rev=${2:-} out
-	out=$(iperf3 -c "$ip" -u -b 400M -l 1400 -t 5 $rev 2>&1) || { echo "$out"; return 1; }
+	out=$(iperf3 -c "$ip" -u -b 400M -l 1400 -t 3 $rev 2>&1) || { echo "$out"; return 1; }
 	echo "$out" | awk '/receiver/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\/[0-9]+$/) { split($i, a, "/"); print a[1], a[2] } }' | tail -n 1
 }
 
@@ -397,31 +397,75 @@ ping_bg_stop() {
 	figure "$1" "$(grep -o '[0-9]* packets transmitted, [0-9]* received' "$W/ping.bg" | tr -d ',')"
 }
 
-# Traffic works again, both ways, checksummed (32 MiB each way).
+# Traffic works again, both ways, checksummed (16 MiB each way).
 net_traffic_ok() {
 	wait_for 40 ping -c 1 -W 1 10.0.0.2 || fail "$2: no ping reply within 40s"
-	xfer_domu_to_dom0 "$1" 32M 31 "${2}_tcp_out_mbit"
-	xfer_dom0_to_domu "$1" 10.0.0.2 32M 32 "${2}_tcp_in_mbit"
+	xfer_domu_to_dom0 "$1" 16M 31 "${2}_tcp_out_mbit"
+	xfer_dom0_to_domu "$1" 10.0.0.2 16M 32 "${2}_tcp_in_mbit"
+}
+
+# net_reattach NAME [xl vif options...]: xl network-detach the guest's
+# first vif, then network-attach one with the given extra options; the
+# guest's interface comes back up with its address.
+net_reattach() {
+	local name=$1 id dev
+	shift
+	id=$(domu_id "$name")
+	dev=$(vifs_of "$id" | head -n 1)
+	[ -n "$dev" ] || fail "no vif for $name before detach"
+	must xl network-detach "$name" "${dev#*.}"
+	wait_for 30 sh -c "! [ -e /sys/class/net/$dev ]" || fail "$dev still in dom0 30s after network-detach"
+	domu_must "$name" 30 'for i in $(seq 60); do [ -z "$(ls /sys/class/net | grep -v "^lo$")" ] && exit 0; sleep 0.5; done; ls /sys/class/net; exit 1' >/dev/null ||
+		fail "$name still has a network interface after network-detach"
+	must xl network-attach "$name" mac=00:16:3e:00:00:02 bridge=xenbr0 "$@"
+	wait_for 30 sh -c "ls /sys/class/net | grep -q '^vif$id\\.'" || fail "no vif in dom0 after network-attach"
+	domu_ip_up "$name"
 }
 
 # xl network-detach + network-attach with a ping running; the new vif
 # carries checksummed traffic.
 net_detach_attach() {
-	local name=$1 id dev
-	id=$(domu_id "$name")
-	dev=$(vifs_of "$id" | head -n 1)
-	[ -n "$dev" ] || fail "no vif for $name before detach"
 	ping_bg_start
-	must xl network-detach "$name" "${dev#*.}"
-	wait_for 30 sh -c "! [ -e /sys/class/net/$dev ]" || fail "$dev still in dom0 30s after network-detach"
-	domu_must "$name" 30 'for i in $(seq 60); do [ -z "$(ls /sys/class/net | grep -v "^lo$")" ] && exit 0; sleep 0.5; done; ls /sys/class/net; exit 1' >/dev/null ||
-		fail "$name still has a network interface after network-detach"
-	must xl network-attach "$name" mac=00:16:3e:00:00:02 bridge=xenbr0
-	wait_for 30 sh -c "ls /sys/class/net | grep -q '^vif$id\\.'" || fail "no vif in dom0 after network-attach"
-	domu_ip_up "$name"
-	net_traffic_ok "$name" reattach
+	net_reattach "$1"
+	net_traffic_ok "$1" reattach
 	ping_bg_stop reattach_ping
 	log "network-detach/attach: ok"
+}
+
+# Sum of one ethtool -S counter over a vif's queues (q<i>_<name>).
+vif_counter() {
+	ethtool -S "$1" | awk -v c="_$2:" '$1 ~ c"$" { s += $2 } END { print s + 0 }'
+}
+
+# The vif "rate=" limit, which xl writes to the backend's "rate" key as
+# "<bytes>,<usec>": a checksummed 8 MiB stream from the guest must not
+# beat that rate by more than 20 %, and the backend must have held its
+# ring back. Attached again without the option, the vif has no key and
+# holds nothing back.
+net_rate_limit() {
+	local name=$1 id dev key limit mbit
+	net_reattach "$name" rate=8Mb/s@20ms
+	id=$(domu_id "$name")
+	dev=$(vifs_of "$id" | head -n 1)
+	key=$(xenstore-read "/local/domain/0/backend/vif/$id/${dev#*.}/rate") ||
+		fail "no backend rate key after network-attach rate=8Mb/s@20ms"
+	limit=$(echo "$key" | awk -F, '$2 > 0 { printf "%.2f", $1 * 8 / $2 }')
+	[ -n "$limit" ] || fail "backend rate key '$key' is not <bytes>,<usec>"
+	log "rate key $key: $limit Mbit/s"
+	xfer_domu_to_dom0 "$name" 8M 61 rate_limited_tcp_mbit
+	mbit=$(awk '$1 == "rate_limited_tcp_mbit" { v = $2 } END { print v }' "$OUT.figs")
+	awk -v m="$mbit" -v l="$limit" 'BEGIN { exit !(m <= l * 1.2) }' ||
+		fail "rate limit $limit Mbit/s, but the guest sent at $mbit Mbit/s"
+	[ "$(vif_counter "$dev" txr_rate_waits)" -gt 0 ] ||
+		fail "$dev: rate limited stream, yet txr_rate_waits is 0"
+	net_reattach "$name"
+	dev=$(vifs_of "$id" | head -n 1)
+	! xenstore-read "/local/domain/0/backend/vif/$id/${dev#*.}/rate" >/dev/null 2>&1 ||
+		fail "rate key still present after attaching without rate="
+	xfer_domu_to_dom0 "$name" 8M 62 unlimited_tcp_mbit
+	[ "$(vif_counter "$dev" txr_rate_waits)" -eq 0 ] ||
+		fail "$dev: no rate limit, yet txr_rate_waits is $(vif_counter "$dev" txr_rate_waits)"
+	log "rate limit: $mbit Mbit/s under $limit, unlimited afterwards"
 }
 
 # Unbind and unload the vif backend with the guest alive, load it again, re-run the
@@ -462,6 +506,11 @@ net_save_restore() {
 	rx=$(cat "$W/sr.rx")
 	xfer_compare "save/restore $name->dom0" "$tx" "$rx" save_restore_tcp_mbit
 	net_traffic_ok "$name" restored
+	# How many of the restored guest's queues had requests waiting
+	# before xfab_netback bound their channels (their kick was lost).
+	if lsmod | grep -q '^xfab_netback '; then
+		figure restore_prebind_work "$(vif_counter "$(vifs_of "$(domu_id "$name")" | head -n 1)" txr_prebind_work)"
+	fi
 }
 
 # Start a transfer, destroy the guest in the middle of it: dom0 must be

@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""Turn a benchmark run's raw figures into the report (host side).
+
+Reads RESULTS/scenarios/*.json (figures named b.<set>.<rep>.<workload>.
+<metric>, written by tests/bench/scenarios) and RESULTS/meta.json, and
+writes into RESULTS:
+
+  bench.json   every raw value, one record per (set, round, workload, metric)
+  report.md    the machine record, then per workload and metric the median
+               and min-max spread of each set and the xfab/stock ratio of
+               the medians; then the cost per packet
+  *.png        throughput vs message size, and the ratios (if matplotlib
+               is installed; the report says when it is not)
+
+The Markdown table is also printed.
+"""
+import glob
+import json
+import os
+import re
+import statistics
+import sys
+
+FIG = re.compile(r"b\.([a-z]+)\.(\d+)\.([A-Za-z0-9_]+)\.([a-z_0-9]+)$")
+# Metrics that are the workload's result; the rest are cost counters.
+RESULTS = {"mbit": "Mbit/s", "trans_s": "transactions/s",
+           "rx_pps": "packets/s received"}
+# Cost per packet: counter -> (label, scale).
+COSTS = [("irq_dom0", "dom0 interrupts / 1000 pkts", 1000),
+         ("irq_domu", "domU interrupts / 1000 pkts", 1000),
+         ("cpu", "CPU us / pkt (dom0 + domU)", 1e6),
+         ("gnt_copy_ops", "grant-copy ops / pkt", 1),
+         ("gnt_copy_calls", "grant-copy hypercalls / 1000 pkts", 1000),
+         ("be_kicks", "backend notifications / 1000 pkts", 1000)]
+SIZE = re.compile(r"^(tcp_stream|tcp_maerts)_(\d+)K$")
+
+
+def load(results):
+    """The raw records of a run: (set, rep, workload, metric, value)."""
+    runs = []
+    for path in sorted(glob.glob(os.path.join(results, "scenarios", "*.json"))):
+        with open(path) as f:
+            scen = json.load(f)
+        for name, value in scen.get("figures", {}).items():
+            m = FIG.match(name)
+            if m:
+                runs.append({"set": m.group(1), "rep": int(m.group(2)),
+                             "workload": m.group(3), "metric": m.group(4),
+                             "value": float(value)})
+    return runs
+
+
+def derive_costs(runs):
+    """Per-packet costs of each (set, rep, workload) that moved packets."""
+    by = {}
+    for r in runs:
+        by.setdefault((r["set"], r["rep"], r["workload"]), {})[r["metric"]] = r["value"]
+    out = []
+    for (s, rep, wl), m in sorted(by.items()):
+        pkts = m.get("pkts", 0)
+        if pkts <= 0:
+            continue
+        if "cpu_dom0" in m and "cpu_domu" in m:
+            m["cpu"] = m["cpu_dom0"] + m["cpu_domu"]
+        for key, _, scale in COSTS:
+            if key in m:
+                out.append({"set": s, "rep": rep, "workload": wl,
+                            "metric": "per_pkt." + key,
+                            "value": m[key] * scale / pkts})
+    return out
+
+
+def summarize(runs):
+    """{(workload, metric): {set: (median, min, max, n)}}"""
+    acc = {}
+    for r in runs:
+        acc.setdefault((r["workload"], r["metric"]), {}).setdefault(
+            r["set"], []).append(r["value"])
+    return {k: {s: (statistics.median(v), min(v), max(v), len(v))
+                for s, v in sets.items()} for k, sets in acc.items()}
+
+
+def fmt(x):
+    if x == int(x) and abs(x) < 1e9:
+        return str(int(x))
+    if abs(x) >= 100:
+        return f"{x:.0f}"
+    if abs(x) >= 1:
+        return f"{x:.2f}"
+    return f"{x:.3g}"
+
+
+def cell(stats, s):
+    if s not in stats:
+        return "-"
+    med, lo, hi, n = stats[s]
+    return f"{fmt(med)} [{fmt(lo)}-{fmt(hi)}] n={n}"
+
+
+def ratio(stats, a="xfab", b="stock"):
+    if a in stats and b in stats and stats[b][0]:
+        return f"{stats[a][0] / stats[b][0]:.2f}"
+    return "-"
+
+
+def workload_order(wl):
+    m = SIZE.match(wl)
+    if m:
+        return (0, m.group(1), int(m.group(2)))
+    return (1, wl, 0)
+
+
+def table(summary, machine):
+    lines = ["# xfab benchmark", "", "Machine: " + machine, "",
+             "Median [min-max] over rounds, n = rounds; ratio = xfab median / stock median.", "",
+             "| workload | metric | stock | xfab | xfab/stock | reference |",
+             "|---|---|---|---|---|---|"]
+    keys = sorted((k for k in summary if k[1] in RESULTS),
+                  key=lambda k: workload_order(k[0]))
+    for wl, metric in keys:
+        st = summary[(wl, metric)]
+        lines.append(f"| {wl} | {RESULTS[metric]} | {cell(st, 'stock')} | "
+                     f"{cell(st, 'xfab')} | {ratio(st)} | {cell(st, 'ref')} |")
+    lines += ["", "Cost per packet (packets counted at dom0's vif; CPU from "
+              "xl list; grant-copy and notification counts exist only for "
+              "xfab_netback, the interrupt counts stand in for both):", "",
+              "| workload | cost | stock | xfab | xfab/stock |",
+              "|---|---|---|---|---|"]
+    labels = {"per_pkt." + k: lab for k, lab, _ in COSTS}
+    keys = sorted((k for k in summary if k[1] in labels),
+                  key=lambda k: (workload_order(k[0]), k[1]))
+    for wl, metric in keys:
+        st = summary[(wl, metric)]
+        if "stock" not in st and "xfab" not in st:
+            continue
+        lines.append(f"| {wl} | {labels[metric]} | {cell(st, 'stock')} | "
+                     f"{cell(st, 'xfab')} | {ratio(st)} |")
+    return "\n".join(lines) + "\n"
+
+
+def machine_record(results):
+    try:
+        with open(os.path.join(results, "meta.json")) as f:
+            m = json.load(f)
+    except (OSError, ValueError):
+        return "unknown (no meta.json)"
+    return (f"Xen {m.get('xen', '?')}, kernel {m.get('kernel', '?')}, "
+            f"{m.get('qemu', '?')}, {m.get('vcpus', '?')} vCPUs, "
+            f"{m.get('memory_mb', '?')} MiB, {m.get('accel', '?')} "
+            f"(cpu {m.get('cpu_model', '?')})")
+
+
+def plots(summary, results):
+    """PNG plots; returns the file names, or a reason there are none."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return "no plots: python3-matplotlib is not installed"
+    made = []
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+    for ax, kind, title in ((axes[0], "tcp_stream", "TCP_STREAM domU -> dom0"),
+                            (axes[1], "tcp_maerts", "TCP_MAERTS dom0 -> domU")):
+        for s, style in (("stock", "o--"), ("xfab", "s-")):
+            pts = sorted((int(SIZE.match(wl).group(2)), st[s][0])
+                         for (wl, metric), st in summary.items()
+                         if metric == "mbit" and SIZE.match(wl)
+                         and SIZE.match(wl).group(1) == kind and s in st)
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], style, label=s)
+        ref = summary.get(("loopback_16K", "mbit"), {}).get("ref")
+        if ref:
+            ax.axhline(ref[0], color="grey", linestyle=":", label="loopback (ref)")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("message size (KiB)")
+        ax.set_title(title)
+        ax.legend()
+    axes[0].set_ylabel("Mbit/s (median)")
+    fig.tight_layout()
+    fig.savefig(os.path.join(results, "net_throughput.png"), dpi=100)
+    plt.close(fig)
+    made.append("net_throughput.png")
+
+    bars = [(wl, ratio(st)) for (wl, metric), st in sorted(
+        summary.items(), key=lambda kv: workload_order(kv[0][0]))
+        if metric in RESULTS and ratio(st) != "-"]
+    if bars:
+        fig, ax = plt.subplots(figsize=(max(6, len(bars) * 0.8), 4))
+        ax.bar(range(len(bars)), [float(b[1]) for b in bars])
+        ax.axhline(1.0, color="grey", linestyle=":")
+        ax.set_xticks(range(len(bars)))
+        ax.set_xticklabels([b[0] for b in bars], rotation=45, ha="right")
+        ax.set_ylabel("xfab / stock (medians)")
+        fig.tight_layout()
+        fig.savefig(os.path.join(results, "ratios.png"), dpi=100)
+        plt.close(fig)
+        made.append("ratios.png")
+    return made
+
+
+def main(argv):
+    if len(argv) != 2 or not os.path.isdir(argv[1]):
+        sys.exit("usage: report.py RESULTS_DIR (a results/bench-<time> directory)")
+    results = argv[1]
+    runs = load(results)
+    if not runs:
+        sys.exit(f"report.py: no benchmark figures in {results}/scenarios")
+    runs += derive_costs(runs)
+    with open(os.path.join(results, "bench.json"), "w") as f:
+        json.dump(runs, f, indent=1)
+    summary = summarize(runs)
+    md = table(summary, machine_record(results))
+    made = plots(summary, results)
+    md += "\n" + (made if isinstance(made, str) else
+                  "Plots: " + ", ".join(made)) + "\n"
+    with open(os.path.join(results, "report.md"), "w") as f:
+        f.write(md)
+    print(md)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

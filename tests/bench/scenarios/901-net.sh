@@ -1,0 +1,77 @@
+#!/bin/bash
+# 901 network benchmark, stock pair vs xfab pair
+# Objective: the raw figures of `make bench` for the network: netperf
+#   TCP_STREAM (domU -> dom0) and TCP_MAERTS (dom0 -> domU) at each of
+#   BENCH_SIZES, TCP_RR, UDP_STREAM with 64-byte messages (packets/s as
+#   the receiver counted them), TCP_STREAM d1 -> d2 through dom0's
+#   bridge, and TCP_STREAM over loopback inside d1 (the "monolithic"
+#   reference, no driver involved). Cost counters around every run. The
+#   stock/xfab alternation repeats BENCH_REPEATS times so that drift hits
+#   both alike. Fails only if a workload does not run.
+# Topology: dom0 (the set's backend, bridge xenbr0 10.0.0.1/24, netserver)
+#   <-> d1 (10.0.0.2/24, 2 vCPUs) and d2 (10.0.0.3/24, 1 vCPU), both with
+#   the set's frontend.
+. /xfab/guest/lib.sh
+. /xfab/guest/bench.sh
+DIAG=net_diag
+
+# One netperf run from d1 (or dom0), recorded as workload WL, metric M.
+np() {
+	local set=$1 rep=$2 wl=$3 m=$4 args=$5 out
+	out=$(bench_measure "$set" "$rep" "$wl" d1 "netperf $args") || exit $?
+	log "$set/$rep $wl: $(echo "$out" | head -n 1)"
+	netperf_rec "$set" "$rep" "$wl" "$m" "$out"
+}
+
+# UDP_STREAM: the second result line is netserver's: secs, messages.
+np_udp() {
+	local set=$1 rep=$2 out v
+	out=$(bench_measure "$set" "$rep" udp_64 d1 \
+		"netperf -H 10.0.0.1 -t UDP_STREAM -l $BENCH_SECS -P 0 -- -m 64") || exit $?
+	log "$set/$rep udp_64: $(echo "$out" | tr '\n' ' ')"
+	v=$(echo "$out" | awk 'NF >= 5 { s = 1; next } s && NF >= 4 && $2 > 0 { printf "%.1f", $3 / $2; exit }')
+	[ -n "$v" ] || fail "$set rep $rep udp_64: no receiver line in netperf output"
+	rec "$set" "$rep" udp_64 rx_pps "$v"
+}
+
+bench_net_set() {
+	local set=$1 rep=$2 fe s id
+	fe=$(bench_frontend "$set")
+	net_use_backend "$(bench_backend "$set")"
+	domu_start d1 --mods "$fe" --vcpus 2
+	domu_start d2 --mods "$fe" --vcpus 1 --ip 10.0.0.3/24 --mac 00:16:3e:00:00:03
+	for s in d1 d2; do
+		id=$(domu_id $s)
+		[ "$(net_driver "vif$id.0")" = "$(bench_backend "$set" | tr - _)" ] ||
+			fail "$set: $s's vif is not driven by $(bench_backend "$set")"
+		[ "$(net_driver eth0 $s)" = "$(echo "$fe" | tr - _)" ] ||
+			fail "$set: $s's eth0 is not driven by $fe"
+		domu_must $s 10 "netserver >/dev/null 2>&1" >/dev/null || exit $?
+	done
+	wait_for 30 ping -c 1 -W 1 10.0.0.2 || fail "$set: d1 does not answer ping"
+	local T=$BENCH_SECS size
+	for size in $BENCH_SIZES; do
+		np "$set" "$rep" "tcp_stream_$size" mbit "-H 10.0.0.1 -t TCP_STREAM -l $T -P 0 -f m -- -m $size"
+		np "$set" "$rep" "tcp_maerts_$size" mbit "-H 10.0.0.1 -t TCP_MAERTS -l $T -P 0 -f m -- -m $size"
+	done
+	np "$set" "$rep" tcp_rr trans_s "-H 10.0.0.1 -t TCP_RR -l $T -P 0"
+	np_udp "$set" "$rep"
+	np "$set" "$rep" d1_to_d2_16K mbit "-H 10.0.0.3 -t TCP_STREAM -l $T -P 0 -f m -- -m 16K"
+	# The reference does not depend on the set: measure it once a round.
+	if [ "$set" = "${BENCH_SETS%% *}" ]; then
+		np ref "$rep" loopback_16K mbit "-H 127.0.0.1 -t TCP_STREAM -l $T -P 0 -f m -- -m 16K"
+	fi
+	domu_destroy d1 >/dev/null
+	domu_destroy d2 >/dev/null
+	wait_for 30 sh -c "! ls /sys/class/net | grep -q '^vif'" || fail "vifs left after destroying d1, d2"
+}
+
+pgrep -x netserver >/dev/null || netserver >/dev/null 2>&1 || fail "netserver would not start in dom0"
+log "bench: $BENCH_REPEATS rounds of '$BENCH_SETS', ${BENCH_SECS}s runs, sizes $BENCH_SIZES"
+for rep in $(seq "$BENCH_REPEATS"); do
+	for set in $BENCH_SETS; do
+		log "== round $rep, $set"
+		bench_net_set "$set" "$rep"
+	done
+done
+pass "network benchmark: $BENCH_REPEATS rounds of $BENCH_SETS"
