@@ -158,6 +158,26 @@ class HarnessTest(unittest.TestCase):
         self.assertEqual(chan.scen["001-a"]["status"], "PASS")
 
 
+class RunConfTest(unittest.TestCase):
+    """run.conf is sourced by the dom0 runner: it must set what it says."""
+
+    def test_bash_reads_every_setting(self):
+        import subprocess
+        conf = run.run_conf("001 021", 900, [("BENCH_SECS", "4"), ("BENCH_SIZES", "1K 16K")])
+        out = subprocess.run(
+            ["bash", "-c", conf + 'echo "$SCENARIOS|$SCEN_TIMEOUT|$BENCH_SECS|$BENCH_SIZES";'
+             'bash -c \'echo "$BENCH_SIZES"\'; echo "segfault at 0" | grep -cE "$TESTBED_RE";'
+             'echo "WARNING: CPU: 0" | grep -cE "$SPLAT_RE"'],
+            check=True, capture_output=True, text=True).stdout.split("\n")
+        self.assertEqual(out[:4], ["001 021|900|4|1K 16K", "1K 16K", "1", "1"])
+
+    def test_env_pairs_are_checked(self):
+        self.assertEqual(run.env_pair("BENCH_SECS=4"), ("BENCH_SECS", "4"))
+        for bad in ("bench=4", "X", "A=it's"):
+            with self.assertRaises(Exception):
+                run.env_pair(bad)
+
+
 class BenchReportTest(unittest.TestCase):
     """tests/bench/report.py: medians, spreads, ratios, per-packet costs."""
 

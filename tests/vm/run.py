@@ -67,6 +67,14 @@ def build_image():
     return out.stdout.strip().splitlines()[-1]
 
 
+def run_conf(scenarios, scen_timeout, env):
+    """The dom0 runner's settings (sourced by bash)."""
+    return (f'SCENARIOS="{scenarios}"\nSCEN_TIMEOUT={scen_timeout}\n' +
+            "".join(f"export {k}='{v}'\n" for k, v in env) +
+            # the same patterns for both scans (plain alternation: ERE)
+            f"TESTBED_RE='{TESTBED_SICK.pattern}'\nSPLAT_RE='{SPLAT.pattern}'\n")
+
+
 def make_run_disk(image, workdir, args):
     """The per-run disk: guest scripts, scenarios, xl configs, modules."""
     rundir = os.path.join(workdir, "rundisk")
@@ -76,11 +84,7 @@ def make_run_disk(image, workdir, args):
     log("building modules and helpers in the image chroot")
     sh([os.path.join(HERE, "kbuild.sh"), os.path.join(image, "chroot"), rundir])
     with open(os.path.join(rundir, "run.conf"), "w") as f:
-        f.write(f'SCENARIOS="{args.scenarios}"\nSCEN_TIMEOUT={args.scen_timeout}\n'
-                "".join(f"export {k}='{v}'\n" for k, v in args.env) +
-                # the same patterns for both scans (plain alternation: ERE)
-                f"TESTBED_RE='{TESTBED_SICK.pattern}'\n"
-                f"SPLAT_RE='{SPLAT.pattern}'\n")
+        f.write(run_conf(args.scenarios, args.scen_timeout, args.env))
     img = os.path.join(workdir, "run.img")
     sh(["mkfs.ext4", "-q", "-F", "-L", "xfabrun", "-d", rundir, img, "128M"],
        stdout=subprocess.DEVNULL)
