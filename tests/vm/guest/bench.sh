@@ -21,41 +21,36 @@ bench_frontend() { [ "$1" = xfab ] && echo xfab_netfront || echo xen-netfront; }
 # CPU seconds a domain has used so far (xl list's Time(s)).
 dom_cpu() { xl list "$1" 2>/dev/null | awk 'NR == 2 { print $6 }'; }
 
-# Event-channel interrupts of a domU's eth0 queues so far.
-domu_irqs() {
-	domu_must "$1" 10 "awk '\$NF ~ /^eth0-/ { for (i = 2; i < NF; i++) if (\$i ~ /^[0-9]+\$/) s += \$i } END { print s + 0 }' /proc/interrupts"
-}
+# Shell text for the domU: prints "@irqs N", the event-channel interrupts
+# of its eth0 queues so far (run before and after the workload, in the
+# same command, to spare two agent round trips per run).
+DOMU_IRQS="awk '\$NF ~ /^eth0-/ { for (i = 2; i < NF; i++) if (\$i ~ /^[0-9]+\$/) s += \$i } END { print \"@irqs\", s + 0 }' /proc/interrupts"
 
-# Packets through a dom0 vif so far, both directions.
-vif_pkts() {
-	echo $(($(cat "/sys/class/net/$1/statistics/rx_packets") +
-		$(cat "/sys/class/net/$1/statistics/tx_packets")))
-}
-
-# One line of cost counters for NAME's first vif: dom0 irqs, domU irqs,
-# dom0 CPU s, domU CPU s, packets, grant-copy ops, grant-copy hypercalls,
-# backend kicks (the last three only from xfab_netback: "-" otherwise).
+# One line of dom0-side cost counters for NAME's first vif: dom0 irqs,
+# dom0 CPU s, domU CPU s, packets (both directions), then grant-copy ops,
+# grant-copy hypercalls and backend kicks ("-" unless xfab_netback).
 cost_snap() {
-	local name=$1 id dev ops=- calls=- kicks=-
+	local name=$1 id dev pk
 	id=$(domu_id "$name")
 	dev=$(vifs_of "$id" | head -n 1)
-	if [ "$(net_driver "$dev")" = xfab_netback ]; then
-		ops=$(($(vif_counter "$dev" txr_copy_ops) + $(vif_counter "$dev" rxr_copy_ops)))
-		calls=$(($(vif_counter "$dev" txr_copy_calls) + $(vif_counter "$dev" rxr_copy_calls)))
-		kicks=$(($(vif_counter "$dev" txr_kicks) + $(vif_counter "$dev" rxr_kicks)))
-	fi
-	echo "$(irq_count "^vif$id\\.") $(domu_irqs "$name") $(dom_cpu Domain-0)" \
-		"$(dom_cpu "$name") $(vif_pkts "$dev") $ops $calls $kicks"
+	pk=$(($(cat "/sys/class/net/$dev/statistics/rx_packets") +
+		$(cat "/sys/class/net/$dev/statistics/tx_packets")))
+	echo "$(irq_count "^vif$id\\.") $(dom_cpu Domain-0) $(dom_cpu "$name") $pk" \
+		"$(ethtool -S "$dev" | awk '
+			/_(txr|rxr)_copy_ops:/ { o += $2; x = 1 }
+			/_(txr|rxr)_copy_calls:/ { c += $2 }
+			/_(txr|rxr)_kicks:/ { k += $2 }
+			END { if (x) print o, c, k; else print "- - -" }')"
 }
 
-# Record the differences between two cost_snap lines.
+# Record the differences between two lines of values named by $1 (a
+# space-separated list). Logged on stderr: stdout is the workload's.
 cost_rec() {
-	local set=$1 rep=$2 wl=$3 a=$4 b=$5
-	set -- irq_dom0 irq_domu cpu_dom0 cpu_domu pkts gnt_copy_ops gnt_copy_calls be_kicks
-	paste -d' ' <(printf '%s\n' "$@") <(echo "$a" | tr ' ' '\n') <(echo "$b" | tr ' ' '\n') |
+	local set=$1 rep=$2 wl=$3 names=$4 a=$5 b=$6
+	paste -d' ' <(printf '%s\n' $names) <(echo "$a" | tr ' ' '\n') <(echo "$b" | tr ' ' '\n') |
 		while read -r k x y; do
-			[ "$x" = - ] || [ "$y" = - ] && continue
-			rec "$set" "$rep" "$wl" "$k" "$(awk -v x="$x" -v y="$y" 'BEGIN { printf "%.10g", y - x }')"
+			{ [ "$x" = - ] || [ "$y" = - ] || [ -z "$y" ]; } && continue
+			rec "$set" "$rep" "$wl" "$k" "$(awk -v x="$x" -v y="$y" 'BEGIN { printf "%.10g", y - x }')" >&2
 		done
 }
 
@@ -63,21 +58,18 @@ cost_rec() {
 # the first line that has at least 5 fields).
 netperf_value() { awk 'NF >= 5 { print $NF; exit }'; }
 
-# bench_measure SET REP WORKLOAD DOMU CMD WHERE: run CMD (in the domU, or
-# in dom0 if WHERE is dom0), with cost counters around it; prints CMD's
-# output. A run that fails or prints nothing fails the benchmark.
+# bench_measure SET REP WORKLOAD DOMU CMD: run CMD in the domU with cost
+# counters around it; prints CMD's output. A run that fails fails the
+# benchmark.
 bench_measure() {
-	local set=$1 rep=$2 wl=$3 name=$4 cmd=$5 where=${6:-domu} a b out
+	local set=$1 rep=$2 wl=$3 name=$4 cmd=$5 a b out
 	a=$(cost_snap "$name")
-	if [ "$where" = dom0 ]; then
-		out=$(timeout $((BENCH_SECS + 60)) sh -c "$cmd" 2>&1) ||
-			fail "$set rep $rep $wl: '$cmd' failed: $(echo "$out" | tail -n 1)"
-	else
-		out=$(domu_must "$name" $((BENCH_SECS + 60)) "$cmd") || exit $?
-	fi
+	out=$(domu_must "$name" $((BENCH_SECS + 60)) "$DOMU_IRQS; $cmd; rc=\$?; $DOMU_IRQS; exit \$rc") || exit $?
 	b=$(cost_snap "$name")
-	cost_rec "$set" "$rep" "$wl" "$a" "$b"
-	echo "$out"
+	cost_rec "$set" "$rep" "$wl" "irq_dom0 cpu_dom0 cpu_domu pkts gnt_copy_ops gnt_copy_calls be_kicks" "$a" "$b"
+	cost_rec "$set" "$rep" "$wl" irq_domu "$(echo "$out" | awk '/^@irqs/ { print $2; exit }')" \
+		"$(echo "$out" | awk '/^@irqs/ { v = $2 } END { print v }')"
+	echo "$out" | grep -v '^@irqs'
 }
 
 # Record a netperf result as METRIC; fail on a missing number.
