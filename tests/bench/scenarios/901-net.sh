@@ -9,8 +9,8 @@
 #   stock/xfab alternation repeats BENCH_REPEATS times so that drift hits
 #   both alike. Fails only if a workload does not run.
 # Topology: dom0 (the set's backend, bridge xenbr0 10.0.0.1/24, netserver)
-#   <-> d1 (10.0.0.2/24, 2 vCPUs) and d2 (10.0.0.3/24, 1 vCPU), both with
-#   the set's frontend.
+#   <-> d1 (10.0.0.2/24, 2 vCPUs) and d2 (10.0.0.3/24, 1 vCPU; not with
+#   BENCH_D2=0), both with the set's frontend.
 . /xfab/guest/lib.sh
 . /xfab/guest/bench.sh
 DIAG=net_diag
@@ -39,8 +39,9 @@ bench_net_set() {
 	fe=$(bench_frontend "$set")
 	net_use_backend "$(bench_backend "$set")"
 	domu_start d1 --mods "$fe" --vcpus 2
-	domu_start d2 --mods "$fe" --vcpus 1 --ip 10.0.0.3/24 --mac 00:16:3e:00:00:03
-	for s in d1 d2; do
+	[ "$BENCH_D2" = 1 ] &&
+		domu_start d2 --mods "$fe" --vcpus 1 --ip 10.0.0.3/24 --mac 00:16:3e:00:00:03
+	for s in $(xl list | awk 'NR > 2 { print $1 }'); do
 		id=$(domu_id $s)
 		[ "$(net_driver "vif$id.0")" = "$(bench_backend "$set" | tr - _)" ] ||
 			fail "$set: $s's vif is not driven by $(bench_backend "$set")"
@@ -56,14 +57,16 @@ bench_net_set() {
 	done
 	np "$set" "$rep" tcp_rr trans_s "-H 10.0.0.1 -t TCP_RR -l $T -P 0"
 	np_udp "$set" "$rep"
-	np "$set" "$rep" d1_to_d2_16K mbit "-H 10.0.0.3 -t TCP_STREAM -l $T -P 0 -f m -- -m 16K"
+	[ "$BENCH_D2" = 1 ] &&
+		np "$set" "$rep" d1_to_d2_16K mbit "-H 10.0.0.3 -t TCP_STREAM -l $T -P 0 -f m -- -m 16K"
 	# The reference does not depend on the set: measure it once a round.
 	if [ "$set" = "${BENCH_SETS%% *}" ]; then
 		np ref "$rep" loopback_16K mbit "-H 127.0.0.1 -t TCP_STREAM -l $T -P 0 -f m -- -m 16K"
 	fi
-	domu_destroy d1 >/dev/null
-	domu_destroy d2 >/dev/null
-	wait_for 30 sh -c "! ls /sys/class/net | grep -q '^vif'" || fail "vifs left after destroying d1, d2"
+	for s in $(xl list | awk 'NR > 2 { print $1 }'); do
+		domu_destroy "$s" >/dev/null
+	done
+	wait_for 30 sh -c "! ls /sys/class/net | grep -q '^vif'" || fail "vifs left after destroying the domUs"
 }
 
 pgrep -x netserver >/dev/null || netserver >/dev/null 2>&1 || fail "netserver would not start in dom0"

@@ -11,6 +11,7 @@ BENCH_SECS=${BENCH_SECS:-10}		# seconds per measured run
 BENCH_REPEATS=${BENCH_REPEATS:-3}	# stock/xfab alternations
 BENCH_SIZES=${BENCH_SIZES:-"1K 16K 64K"}	# netperf message sizes
 BENCH_SETS=${BENCH_SETS:-"stock xfab"}
+BENCH_D2=${BENCH_D2:-1}			# 0: no second domU (quick mode)
 
 rec() { figure "b.$1.$2.$3.$4" "$5"; }
 
@@ -22,9 +23,10 @@ bench_frontend() { [ "$1" = xfab ] && echo xfab_netfront || echo xen-netfront; }
 dom_cpu() { xl list "$1" 2>/dev/null | awk 'NR == 2 { print $6 }'; }
 
 # Shell text for the domU: prints "@irqs N", the event-channel interrupts
-# of its eth0 queues so far (run before and after the workload, in the
-# same command, to spare two agent round trips per run).
-DOMU_IRQS="awk '\$NF ~ /^eth0-/ { for (i = 2; i < NF; i++) if (\$i ~ /^[0-9]+\$/) s += \$i } END { print \"@irqs\", s + 0 }' /proc/interrupts"
+# of its network queues so far (xen-netfront names them vif<devid>-q<N>-*,
+# xfab_netfront eth0-q<N>*). Run before and after the workload, in the
+# same command, to spare two agent round trips per run.
+DOMU_IRQS="awk '\$NF ~ /^(eth0|vif[0-9]+)-q[0-9]/ { for (i = 2; i < NF; i++) if (\$i ~ /^[0-9]+\$/) s += \$i } END { print \"@irqs\", s + 0 }' /proc/interrupts"
 
 # One line of dom0-side cost counters for NAME's first vif: dom0 irqs,
 # dom0 CPU s, domU CPU s, packets (both directions), then grant-copy ops,
