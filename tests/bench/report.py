@@ -31,7 +31,8 @@ COSTS = [("irq_dom0", "dom0 interrupts / 1000 pkts", 1000),
          ("cpu", "CPU us / pkt (dom0 + domU)", 1e6),
          ("gnt_copy_ops", "grant-copy ops / pkt", 1),
          ("gnt_copy_calls", "grant-copy hypercalls / 1000 pkts", 1000),
-         ("be_kicks", "backend notifications / 1000 pkts", 1000)]
+         ("be_kicks", "backend notifications / 1000 pkts", 1000),
+         ("fe_kicks", "frontend notifications / 1000 pkts", 1000)]
 SIZE = re.compile(r"^(tcp_stream|tcp_maerts)_(\d+)K$")
 
 
@@ -123,7 +124,8 @@ def table(summary, machine):
                      f"{cell(st, 'xfab')} | {ratio(st)} | {cell(st, 'ref')} |")
     lines += ["", "Cost per packet (packets counted at dom0's vif; CPU from "
               "xl list; grant-copy and notification counts exist only for "
-              "xfab_netback, the interrupt counts stand in for both):", "",
+              "the xfab drivers: for the stock pair the interrupt counts of "
+              "the other side stand in for notifications):", "",
               "| workload | cost | stock | xfab | xfab/stock |",
               "|---|---|---|---|---|"]
     labels = {"per_pkt." + k: lab for k, lab, _ in COSTS}

@@ -27,6 +27,9 @@ dom_cpu() { xl list "$1" 2>/dev/null | awk 'NR == 2 { print $6 }'; }
 # xfab_netfront eth0-q<N>*). Run before and after the workload, in the
 # same command, to spare two agent round trips per run.
 DOMU_IRQS="awk '\$NF ~ /^(eth0|vif[0-9]+)-q[0-9]/ { for (i = 2; i < NF; i++) if (\$i ~ /^[0-9]+\$/) s += \$i } END { print \"@irqs\", s + 0 }' /proc/interrupts"
+# Likewise "@fekicks N": notifications xfab_netfront sent ("-" for
+# xen-netfront, which does not count them).
+DOMU_KICKS="ethtool -S eth0 | awk '/_(tx|rx)_kicks:/ { s += \$2; x = 1 } END { print \"@fekicks\", x ? s : \"-\" }'"
 
 # One line of dom0-side cost counters for NAME's first vif: dom0 irqs,
 # dom0 CPU s, domU CPU s, packets (both directions), then grant-copy ops,
@@ -66,12 +69,14 @@ netperf_value() { awk 'NF >= 5 { print $NF; exit }'; }
 bench_measure() {
 	local set=$1 rep=$2 wl=$3 name=$4 cmd=$5 a b out
 	a=$(cost_snap "$name")
-	out=$(domu_must "$name" $((BENCH_SECS + 60)) "$DOMU_IRQS; $cmd; rc=\$?; $DOMU_IRQS; exit \$rc") || exit $?
+	out=$(domu_must "$name" $((BENCH_SECS + 60)) \
+		"$DOMU_IRQS; $DOMU_KICKS; $cmd; rc=\$?; $DOMU_IRQS; $DOMU_KICKS; exit \$rc") || exit $?
 	b=$(cost_snap "$name")
 	cost_rec "$set" "$rep" "$wl" "irq_dom0 cpu_dom0 cpu_domu pkts gnt_copy_ops gnt_copy_calls be_kicks" "$a" "$b"
-	cost_rec "$set" "$rep" "$wl" irq_domu "$(echo "$out" | awk '/^@irqs/ { print $2; exit }')" \
-		"$(echo "$out" | awk '/^@irqs/ { v = $2 } END { print v }')"
-	echo "$out" | grep -v '^@irqs'
+	cost_rec "$set" "$rep" "$wl" "irq_domu fe_kicks" \
+		"$(echo "$out" | awk '/^@(irqs|fekicks)/ && n < 2 { printf "%s ", $2; n++ }')" \
+		"$(echo "$out" | awk '/^@irqs/ { i = $2 } /^@fekicks/ { k = $2 } END { print i, k }')"
+	echo "$out" | grep -v '^@\(irqs\|fekicks\)'
 }
 
 # Record a netperf result as METRIC; fail on a missing number.
