@@ -9,3 +9,6 @@
 #include "../../common/xfab_netif.c"
 #include "../../common/xfab_ids.c"
 #include "../../common/xfab_netif_rx.c"
+#include "../../common/xfab_copy.c"
+#include "../../common/xfab_credit.c"
+#include "../../common/xfab_blkif.c"

@@ -5,7 +5,9 @@
  * Today it proves the module pipeline end to end: it is built in the image
  * chroot against that image's headers (and against Debian 12's), loaded in
  * dom0 and in a domU by scenario 002, and at load time it
- *   - runs common/'s ring accounting and TX validation inside the kernel,
+ *   - runs common/'s ring accounting, TX validation and blkif request
+ *     decoding (on a request laid out with the kernel's blkif.h) inside
+ *     the kernel,
  *   - grants a page to dom0 read-only and revokes the grant,
  *   - registers a xenbus frontend driver (for a device type no toolstack
  *     creates, so it never binds).
@@ -20,9 +22,11 @@
 #include <xen/page.h>
 #include <xen/grant_table.h>
 #include <xen/xenbus.h>
+#include <xen/interface/io/blkif.h>
 #include "xfab_compat.h"
 #include "xfab_ring.h"
 #include "xfab_netif.h"
+#include "xfab_blkif.h"
 
 static char report[160];
 module_param_string(report, report, sizeof(report), 0444);
@@ -40,6 +44,33 @@ static int netif_checks(void)
 	bad += xfab_tx_check(slots, 1, 16, &pkt) != XFAB_TX_OK || pkt.consumed != 1;
 	slots[0].req.size = 10;
 	bad += xfab_tx_check(slots, 1, 16, &pkt) != XFAB_TX_RUNT;
+	return bad;
+}
+
+/*
+ * A write request laid out with the kernel's struct blkif_request,
+ * decoded by common/ from its raw bytes: the decoder's offsets are the
+ * kernel's (its static asserts say so at build time, this at run time).
+ */
+static int blkif_checks(void)
+{
+	static struct blkif_request req;
+	static struct xfab_blk_req r;
+	struct xfab_blk_limits lim = { .capacity = 1024, .sector_size = 512 };
+	int bad = 0;
+
+	req.operation = BLKIF_OP_WRITE;
+	req.u.rw.nr_segments = 2;
+	req.u.rw.handle = 51712;
+	req.u.rw.id = 0xabcdef12345ull;
+	req.u.rw.sector_number = 16;
+	req.u.rw.seg[0] = (struct blkif_request_segment){ 7, 0, 7 };
+	req.u.rw.seg[1] = (struct blkif_request_segment){ 8, 2, 3 };
+	bad += xfab_blk_check((const u8 *)&req, &lim, &r) != XFAB_BLK_OK;
+	bad += r.id != 0xabcdef12345ull || r.sector != 16 ||
+	       r.nr_sectors != 10 || r.seg[1].gref != 8 || r.handle != 51712;
+	lim.read_only = true;
+	bad += xfab_blk_check((const u8 *)&req, &lim, &r) != XFAB_BLK_READ_ONLY;
 	return bad;
 }
 
@@ -116,7 +147,7 @@ static int __init testpeer_init(void)
 	if (!xen_domain())
 		return -ENODEV;
 	/* "ring=" in the report covers all of common/'s in-kernel checks */
-	ring_bad = ring_checks() + netif_checks();
+	ring_bad = ring_checks() + netif_checks() + blkif_checks();
 	grant = grant_check();
 	reg = xenbus_register_frontend(&testpeer_driver);
 	registered = reg == 0;
