@@ -143,9 +143,31 @@ static int nb_summary_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(nb_summary);
 
+/*
+ * dom0's event-channel port -> Linux irq table (ports bound to any irq),
+ * to set beside Xen's `xl debug-keys e` dump when a queue stalls: it
+ * shows which port each of our irqs really drives.
+ */
+static int nb_evtchns_show(struct seq_file *m, void *unused)
+{
+	unsigned int port;
+	int irq;
+
+	for (port = 1; port < 1024; port++) {
+		irq = irq_from_evtchn(port);
+		if (irq >= 0)
+			seq_printf(m, "port %u irq %d\n", port, irq);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(nb_evtchns);
+
 void xfab_nb_debugfs_summary(void)
 {
-	if (!IS_ERR_OR_NULL(xfab_nb_debugfs))
-		debugfs_create_file("summary", 0400, xfab_nb_debugfs, NULL,
-				    &nb_summary_fops);
+	if (IS_ERR_OR_NULL(xfab_nb_debugfs))
+		return;
+	debugfs_create_file("summary", 0400, xfab_nb_debugfs, NULL,
+			    &nb_summary_fops);
+	debugfs_create_file("evtchns", 0400, xfab_nb_debugfs, NULL,
+			    &nb_evtchns_fops);
 }

@@ -134,6 +134,10 @@ static int fe_queue_connect(struct nb_backend *be, struct xfab_nb_queue *q,
 		}
 	}
 	err = xfab_nb_queue_connect(q, tx_ref, rx_ref, tx_ev, rx_ev);
+	/* One line per queue: what a stalled queue is bound to, for diag. */
+	if (!err)
+		dev_info(&be->xdev->dev, "queue %u: ring refs %u/%u, channels %u/%u\n",
+			 q->id, tx_ref, rx_ref, tx_ev, rx_ev);
 	if (err)
 		xenbus_dev_fatal(be->xdev, err,
 				 "mapping rings %u/%u, binding channels %u/%u of %s",

@@ -171,6 +171,13 @@ class RunConfTest(unittest.TestCase):
             check=True, capture_output=True, text=True).stdout.split("\n")
         self.assertEqual(out[:4], ["001 021|900|4|1K 16K", "1K 16K", "1", "1"])
 
+    def test_soaks_only_in_full_runs(self):
+        with tempfile.TemporaryDirectory() as d:
+            for f in ("001-a.sh", "020-b.sh", "501-soak.sh", "notes.txt", "02-x.sh"):
+                open(os.path.join(d, f), "w").close()
+            self.assertEqual(run.numbered(d), "001 020")
+            self.assertEqual(run.numbered(d, full=True), "001 020 501")
+
     def test_env_pairs_are_checked(self):
         self.assertEqual(run.env_pair("BENCH_SECS=4"), ("BENCH_SECS", "4"))
         for bad in ("bench=4", "X", "A=it's"):

@@ -30,10 +30,17 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 SCENARIO_DIR = os.path.join(HERE, "scenarios")
 
 
-def numbered(d):
-    """Every numbered scenario in directory d, in order."""
+# Scenarios numbered from here on are soaks and long cycles: they run in
+# `make check-full` (--full), not in `make check`.
+FULL_FROM = 500
+
+
+def numbered(d, full=False):
+    """Every numbered scenario in directory d, in order (soaks only
+    when full)."""
     return " ".join(sorted(f[:3] for f in os.listdir(d)
-                           if re.match(r"\d{3}-.*\.sh$", f)))
+                           if re.match(r"\d{3}-.*\.sh$", f) and
+                           (full or int(f[:3]) < FULL_FROM)))
 
 
 DEFAULT_SCENARIOS = numbered(SCENARIO_DIR)
@@ -323,9 +330,13 @@ def main():
                     help="where the numbered scripts are (the benchmark has its own)")
     ap.add_argument("--scenarios", default=os.environ.get("SCENARIOS"),
                     help="space-separated scenario numbers (default: all in "
-                         f"the directory, for tests/vm/scenarios: {DEFAULT_SCENARIOS})")
+                         f"the directory below {FULL_FROM}, for tests/vm/scenarios: "
+                         f"{DEFAULT_SCENARIOS})")
     ap.add_argument("--env", action="append", default=[], type=env_pair,
                     metavar="NAME=VALUE", help="exported to the scenarios")
+    ap.add_argument("--full", action="store_true",
+                    default=bool(os.environ.get("XFAB_FULL")),
+                    help=f"by default, also the soaks (numbered {FULL_FROM} and up)")
     ap.add_argument("--tag", default="vm", help="results/<tag>-<time>/")
     ap.add_argument("--results", default=os.environ.get("XFAB_RESULTS",
                                                         os.path.join(TOP, "results")))
@@ -338,7 +349,7 @@ def main():
                     help="print every console line, not only the runner's")
     args = ap.parse_args()
     if args.scenarios is None:
-        args.scenarios = numbered(args.scenario_dir)
+        args.scenarios = numbered(args.scenario_dir, args.full)
     for s in args.scenarios.split():
         if not re.fullmatch(r"\d{3}", s):
             sys.exit(f"run.py: bad scenario '{s}': give three-digit numbers, e.g. 001")

@@ -145,12 +145,21 @@ domu_must() {
 xfer_sha() { echo "$1" | grep -o 'sha256=[0-9a-f]*' | tail -n 1 | cut -d= -f2; }
 xfer_mbit() { echo "$1" | grep -o 'mbit=[0-9.]*' | tail -n 1 | cut -d= -f2; }
 
+# A transfer that makes no progress for XFER_IDLE seconds ends (xfab-xfer
+# exits 3, "stalled"), so a dead stream fails its scenario with
+# diagnostics instead of hanging until the scenario's time limit. A
+# sender is done once its data is in its socket buffer: only the
+# receiver's line shows that the data arrived.
+export XFER_IDLE=${XFER_IDLE:-60}
+
 # Fail unless both ends of a transfer saw the same non-empty checksum;
 # record the receiver's rate as figure FIG.
 xfer_compare() {
 	local what=$1 tx=$2 rx=$3 fig=$4
 	log "$what sent: $tx"
 	log "$what recv: $rx"
+	echo "$tx$rx" | grep -q stalled &&
+		fail "$what: stream stalled: $(echo "$tx$rx" | grep stalled | head -n 1)"
 	[ -n "$(xfer_sha "$tx")" ] && [ "$(xfer_sha "$tx")" = "$(xfer_sha "$rx")" ] ||
 		fail "$what: checksums differ (sent $(xfer_sha "$tx"), got $(xfer_sha "$rx"))"
 	figure "$fig" "$(xfer_mbit "$rx")"
@@ -162,7 +171,7 @@ xfer_domu_to_dom0() {
 	log "TCP $size $name -> dom0"
 	xfab-xfer recv 5001 >"$W/xfer.rx" 2>&1 &
 	pid=$!
-	tx=$(domu_must "$name" 600 "xfab-xfer send 10.0.0.1 5001 $size $seed") || exit $?
+	tx=$(domu_must "$name" 600 "XFER_IDLE=$XFER_IDLE xfab-xfer send 10.0.0.1 5001 $size $seed 2>&1") || exit $?
 	wait $pid
 	rx=$(cat "$W/xfer.rx")
 	xfer_compare "$name->dom0" "$tx" "$rx" "$4"
@@ -172,10 +181,33 @@ xfer_domu_to_dom0() {
 xfer_dom0_to_domu() {
 	local name=$1 ip=$2 size=$3 seed=$4 tx rx
 	log "TCP $size dom0 -> $name"
-	domu_must "$name" 10 "xfab-xfer recv 5002 >/tmp/xfer.rx 2>&1 &" >/dev/null || exit $?
-	tx=$(xfab-xfer send "$ip" 5002 "$size" "$seed") || fail "dom0->$name send failed: $tx"
-	rx=$(domu_must "$name" 120 'for i in $(seq 240); do grep -q sha256 /tmp/xfer.rx && break; sleep 0.5; done; cat /tmp/xfer.rx') || exit $?
+	domu_must "$name" 10 "XFER_IDLE=$XFER_IDLE xfab-xfer recv 5002 >/tmp/xfer.rx 2>&1 &" >/dev/null || exit $?
+	tx=$(xfab-xfer send "$ip" 5002 "$size" "$seed" 2>&1) || fail "dom0->$name send failed: $tx"
+	rx=$(domu_must "$name" $((XFER_IDLE + 30)) "for i in \$(seq $((XFER_IDLE * 2 + 20))); do grep -q 'sha256\|stalled' /tmp/xfer.rx && break; sleep 0.5; done; cat /tmp/xfer.rx") || exit $?
 	xfer_compare "dom0->$name" "$tx" "$rx" "$5"
+}
+
+# xfer_both_ways DOMU IP BYTES: seeded TCP streams domU -> dom0 and
+# dom0 -> domU at the same time (full duplex: each direction's data
+# shares the rings with the other's ACKs), both checksummed; figures
+# tcp_domu_to_dom0_mbit and tcp_dom0_to_domu_mbit.
+xfer_both_ways() {
+	local name=$1 ip=$2 size=$3 pid tx_in out rx_in tx_out rx_out
+	log "TCP $size $name -> dom0 and dom0 -> $name at once"
+	xfab-xfer recv 5001 >"$W/xfer.rx" 2>&1 &
+	pid=$!
+	domu_must "$name" 10 "export XFER_IDLE=$XFER_IDLE; xfab-xfer recv 5002 >/tmp/xfer.rx 2>&1 &
+		xfab-xfer send 10.0.0.1 5001 $size 11 >/tmp/xfer.tx 2>&1 &" >/dev/null || exit $?
+	tx_in=$(xfab-xfer send "$ip" 5002 "$size" 12 2>&1) || fail "dom0->$name send failed: $tx_in"
+	out=$(domu_must "$name" 600 "for i in \$(seq 1200); do
+		grep -q 'sha256\|stalled\|xfab-xfer:' /tmp/xfer.rx && grep -q 'sha256\|stalled\|xfab-xfer:' /tmp/xfer.tx && break
+		sleep 0.5; done; echo rx \$(cat /tmp/xfer.rx); echo tx \$(cat /tmp/xfer.tx)") || exit $?
+	wait $pid
+	rx_in=$(echo "$out" | sed -n 's/^rx //p')
+	tx_out=$(echo "$out" | sed -n 's/^tx //p')
+	rx_out=$(cat "$W/xfer.rx")
+	xfer_compare "$name->dom0" "$tx_out" "$rx_out" tcp_domu_to_dom0_mbit
+	xfer_compare "dom0->$name" "$tx_in" "$rx_in" tcp_dom0_to_domu_mbit
 }
 
 domu_destroy() {
@@ -294,9 +326,20 @@ net_diag() {
 	done
 	dmesg | tail -n 30
 	ip -s link show xenbr0; bridge fdb show br xenbr0 | grep -v permanent; ip neigh
+	dmesg | grep 'ring refs' | tail -n 8
+	grep -E 'vif' /proc/interrupts
+	# Xen's view of every event channel, [pending/masked] per port:
+	# dom0's ports that lead to guests, then each guest's own.
+	xl debug-keys e >/dev/null 2>&1
+	xl dmesg >"$W/xen-evtchn.txt"
+	awk '/Event channel information for domain/ { show = ($NF + 0 == 0) } show' "$W/xen-evtchn.txt" |
+		grep -E ' d=[1-9]' | tail -n 16
 	for d in $(xl list | awk 'NR > 2 { print $1 }'); do
 		echo "== $d"
-		domu_exec "$d" 20 "ethtool -S eth0 | grep -v ': 0$'; for f in /sys/kernel/debug/xfab_netfront/*/*; do [ -e \$f ] && echo \$f && cat \$f; done; ip -s link; ip neigh; dmesg | tail -n 20"
+		xenstore-ls -f "/local/domain/$(domu_id "$d")/device/vif" | grep -E 'ref|channel|state'
+		awk -v d="$(domu_id "$d")" '/Event channel information for domain/ { show = ($NF + 0 == d) } show' \
+			"$W/xen-evtchn.txt" | tail -n 30
+		domu_exec "$d" 20 "ethtool -S eth0 | grep -v ': 0$'; for f in /sys/kernel/debug/xfab_netfront/*/*; do [ -e \$f ] && echo \$f && cat \$f; done; grep -E 'eth|vif' /proc/interrupts; cat /proc/net/dev; ip neigh; dmesg | tail -n 20"
 	done
 }
 
@@ -304,9 +347,9 @@ net_diag() {
 # {frontend, backend} cell. Boots d1 (2 vCPUs) with frontend module FE
 # (and any other modules listed) against dom0 backend BE and
 # checks: the intended drivers are bound; ping up to 1472 bytes both
-# ways; 256 MiB seeded TCP each way with sha256 on both ends; a UDP burst
-# each way (loss counted, something must arrive); 2 queues negotiated and
-# both carrying interrupts; jumbo ping at MTU 9000.
+# ways; 256 MiB seeded TCP each way, both at once, with sha256 on both
+# ends; a UDP burst each way (loss counted, something must arrive); 2
+# queues negotiated and both carrying interrupts; jumbo ping at MTU 9000.
 net_interop() {
 	local mods=$1 be=$2 fe=${1%%,*} size=${XFER_SIZE:-256M} id got s l n q0 q1
 	shift 2
@@ -326,8 +369,7 @@ net_interop() {
 	done
 	log "ping 56..1472 bytes both ways: ok"
 
-	xfer_domu_to_dom0 d1 "$size" 11 tcp_domu_to_dom0_mbit
-	xfer_dom0_to_domu d1 10.0.0.2 "$size" 12 tcp_dom0_to_domu_mbit
+	xfer_both_ways d1 10.0.0.2 "$size"
 
 	domu_must d1 10 "iperf3 -s -D" >/dev/null || exit $?
 	sleep 1
@@ -489,18 +531,20 @@ net_backend_reload() {
 	log "backend reload: frontend reconnected, traffic checksums"
 }
 
-# xl save + xl restore while a 64 MiB checksummed transfer runs.
+# xl save + xl restore while a 64 MiB checksummed transfer runs. The
+# stream pauses while the guest is saved and restored: its idle limit
+# (both ends) is 180 s, well past the ~30 s that takes here.
 net_save_restore() {
-	local name=$1 pid tx rx
-	xfab-xfer recv 5003 >"$W/sr.rx" 2>&1 &
+	local name=$1 seed=${2:-41} pid tx rx idle=180
+	XFER_IDLE=$idle xfab-xfer recv 5003 >"$W/sr.rx" 2>&1 &
 	pid=$!
-	domu_must "$name" 10 "xfab-xfer send 10.0.0.1 5003 64M 41 >/tmp/sr.tx 2>&1 &" >/dev/null || exit $?
+	domu_must "$name" 10 "XFER_IDLE=$idle xfab-xfer send 10.0.0.1 5003 64M $seed >/tmp/sr.tx 2>&1 &" >/dev/null || exit $?
 	sleep 3
 	must xl save "$name" "$W/$name.save"
 	must xl restore "$W/$name.save"
 	rm -f "$W/$name.save"
 	log "$name restored as domid $(domu_id "$name")"
-	tx=$(domu_must "$name" 200 'for i in $(seq 360); do grep -q sha256 /tmp/sr.tx && exit 0; sleep 0.5; done; cat /tmp/sr.tx; exit 1') || exit $?
+	tx=$(domu_must "$name" $((idle + 60)) "for i in \$(seq $((idle * 2 + 100))); do grep -q 'sha256\|stalled\|xfab-xfer:' /tmp/sr.tx && exit 0; sleep 0.5; done; cat /tmp/sr.tx; exit 1") || exit $?
 	tx=$(domu_must "$name" 10 'cat /tmp/sr.tx') || exit $?
 	wait $pid
 	rx=$(cat "$W/sr.rx")
@@ -511,6 +555,18 @@ net_save_restore() {
 	if lsmod | grep -q '^xfab_netback '; then
 		figure restore_prebind_work "$(vif_counter "$(vifs_of "$(domu_id "$name")" | head -n 1)" txr_prebind_work)"
 	fi
+}
+
+# net_save_restore_cycles NAME N: net_save_restore N times in a row, each
+# with its own data; the cycle number and time go in the log.
+net_save_restore_cycles() {
+	local name=$1 n=$2 i t
+	for i in $(seq "$n"); do
+		t=$(date +%s)
+		log "save/restore cycle $i of $n"
+		net_save_restore "$name" $((100 + i))
+		figure "cycle${i}_secs" $(($(date +%s) - t))
+	done
 }
 
 # Start a transfer, destroy the guest in the middle of it: dom0 must be

@@ -8,7 +8,10 @@
  *
  * Every mode prints one line "bytes=N sha256=HEX secs=S mbit=M" (to stderr
  * for gen, to stdout otherwise): the scenario compares the sender's and
- * the receiver's line. The data is a xorshift stream, so no side needs to
+ * the receiver's line. A stream that makes no progress for XFER_IDLE
+ * seconds (environment, default 60) ends with "stalled" on stderr and
+ * exit status 3, so that a scenario fails with diagnostics instead of
+ * waiting out its whole time limit on a dead connection. The data is a xorshift stream, so no side needs to
  * store it and both ends can regenerate it from the seed.
  *
  * SHA-256 is implemented here (FIPS 180-4); its round constants are
@@ -20,6 +23,7 @@
 #include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,6 +151,24 @@ static void fill(uint64_t *st, uint8_t *buf, size_t n)
 	}
 }
 
+static int idle_secs = 60;
+
+/* Socket reads and writes give up after idle_secs without progress. */
+static void set_idle(int fd)
+{
+	struct timeval tv = { .tv_sec = idle_secs };
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
+static int stalled(const char *what, uint64_t bytes)
+{
+	fprintf(stderr, "xfab-xfer: stalled: no %s progress for %ds after %llu bytes\n",
+		what, idle_secs, (unsigned long long)bytes);
+	return 3;
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -166,6 +188,7 @@ static void report(FILE *f, uint64_t bytes, struct sha256 *s, double t0)
 		secs > 0 ? bytes * 8 / secs / 1e6 : 0);
 }
 
+/* 0, -1 on an error, -2 when the peer took nothing for idle_secs. */
 static int write_all(int fd, const uint8_t *p, size_t n)
 {
 	while (n) {
@@ -173,6 +196,8 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 
 		if (r < 0 && errno == EINTR)
 			continue;
+		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return -2;
 		if (r <= 0)
 			return -1;
 		p += r;
@@ -205,6 +230,7 @@ static int produce(int fd, uint64_t bytes, uint64_t seed, FILE *rep)
 	uint64_t st = seed ? seed : 1, left = bytes;
 	struct sha256 s;
 	double t0 = now();
+	int err;
 
 	sha_init(&s);
 	while (left) {
@@ -212,7 +238,10 @@ static int produce(int fd, uint64_t bytes, uint64_t seed, FILE *rep)
 
 		fill(&st, buf, n);
 		sha_update(&s, buf, n);
-		if (write_all(fd, buf, n)) {
+		err = write_all(fd, buf, n);
+		if (err == -2)
+			return stalled("send", bytes - left);
+		if (err) {
 			perror("xfab-xfer: write");
 			return 1;
 		}
@@ -225,7 +254,7 @@ static int produce(int fd, uint64_t bytes, uint64_t seed, FILE *rep)
 static int do_send(const char *host, const char *port, uint64_t bytes, uint64_t seed)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai;
-	int fd, tries;
+	int fd, tries, rc;
 
 	if (getaddrinfo(host, port, &hints, &ai)) {
 		fprintf(stderr, "xfab-xfer: cannot resolve %s:%s\n", host, port);
@@ -245,8 +274,10 @@ static int do_send(const char *host, const char *port, uint64_t bytes, uint64_t 
 		perror("xfab-xfer: connect");
 		return 1;
 	}
-	if (produce(fd, bytes, seed, stdout))
-		return 1;
+	set_idle(fd);
+	rc = produce(fd, bytes, seed, stdout);
+	if (rc)
+		return rc;
 	return close(fd) ? 1 : 0;
 }
 
@@ -256,6 +287,7 @@ static int do_recv(const char *port)
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	int one = 1, ls, fd;
 	uint64_t total = 0;
+	struct pollfd pfd = { .events = POLLIN };
 	struct sha256 s;
 	double t0;
 	ssize_t r;
@@ -267,16 +299,22 @@ static int do_recv(const char *port)
 		perror("xfab-xfer: bind/listen");
 		return 1;
 	}
+	pfd.fd = ls;
+	if (poll(&pfd, 1, idle_secs * 1000) == 0)
+		return stalled("connection", 0);
 	fd = accept(ls, NULL, NULL);
 	if (fd < 0) {
 		perror("xfab-xfer: accept");
 		return 1;
 	}
+	set_idle(fd);
 	sha_init(&s);
 	t0 = now();
 	while ((r = read(fd, buf, sizeof(buf))) != 0) {
 		if (r < 0 && errno == EINTR)
 			continue;
+		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return stalled("receive", total);
 		if (r < 0) {
 			perror("xfab-xfer: read");
 			return 1;
@@ -290,6 +328,10 @@ static int do_recv(const char *port)
 
 int main(int argc, char **argv)
 {
+	const char *idle = getenv("XFER_IDLE");
+
+	if (idle && atoi(idle) > 0)
+		idle_secs = atoi(idle);
 	sha_constants();
 	if (argc == 6 && !strcmp(argv[1], "send"))
 		return do_send(argv[2], argv[3], parse_size(argv[4]),
