@@ -175,8 +175,14 @@ class RunConfTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             for f in ("001-a.sh", "020-b.sh", "501-soak.sh", "notes.txt", "02-x.sh"):
                 open(os.path.join(d, f), "w").close()
-            self.assertEqual(run.numbered(d), "001 020")
-            self.assertEqual(run.numbered(d, full=True), "001 020 501")
+            self.assertEqual(run.numbered(d, soaks=False), "001 020")
+            self.assertEqual(run.numbered(d), "001 020 501")
+        self.assertNotIn("501", run.default_scenarios(run.SCENARIO_DIR, False).split())
+        self.assertIn("501", run.default_scenarios(run.SCENARIO_DIR, True).split())
+
+    def test_bench_directory_runs_whole(self):
+        bench = os.path.join(run.TOP, "tests", "bench", "scenarios")
+        self.assertIn("901", run.default_scenarios(bench, False).split())
 
     def test_env_pairs_are_checked(self):
         self.assertEqual(run.env_pair("BENCH_SECS=4"), ("BENCH_SECS", "4"))

@@ -30,20 +30,27 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 SCENARIO_DIR = os.path.join(HERE, "scenarios")
 
 
-# Scenarios numbered from here on are soaks and long cycles: they run in
-# `make check-full` (--full), not in `make check`.
+# In tests/vm/scenarios, those numbered from here on are soaks and long
+# cycles: they run in `make check-full` (--full), not in `make check`.
+# Other directories (the benchmark's, 9xx) run whole.
 FULL_FROM = 500
 
 
-def numbered(d, full=False):
-    """Every numbered scenario in directory d, in order (soaks only
-    when full)."""
+def numbered(d, soaks=True):
+    """Every numbered scenario in directory d, in order; without soaks,
+    only those below FULL_FROM."""
     return " ".join(sorted(f[:3] for f in os.listdir(d)
                            if re.match(r"\d{3}-.*\.sh$", f) and
-                           (full or int(f[:3]) < FULL_FROM)))
+                           (soaks or int(f[:3]) < FULL_FROM)))
 
 
-DEFAULT_SCENARIOS = numbered(SCENARIO_DIR)
+def default_scenarios(d, full):
+    """What runs when no --scenarios is given."""
+    is_tests = os.path.realpath(d) == os.path.realpath(SCENARIO_DIR)
+    return numbered(d, soaks=full or not is_tests)
+
+
+DEFAULT_SCENARIOS = numbered(SCENARIO_DIR, soaks=False)
 # Lines in any console (Xen, dom0, domUs) that make a run ERROR: processes
 # dying in libc and traps, the TESTBED-NOTES symptoms of a sick nested
 # guest, which make every result of the run suspect.
@@ -349,7 +356,7 @@ def main():
                     help="print every console line, not only the runner's")
     args = ap.parse_args()
     if args.scenarios is None:
-        args.scenarios = numbered(args.scenario_dir, args.full)
+        args.scenarios = default_scenarios(args.scenario_dir, args.full)
     for s in args.scenarios.split():
         if not re.fullmatch(r"\d{3}", s):
             sys.exit(f"run.py: bad scenario '{s}': give three-digit numbers, e.g. 001")
