@@ -11,8 +11,9 @@
  * the receiver's line. A stream that makes no progress for XFER_IDLE
  * seconds (environment, default 60) ends with "stalled" on stderr and
  * exit status 3, so that a scenario fails with diagnostics instead of
- * waiting out its whole time limit on a dead connection. The data is a xorshift stream, so no side needs to
- * store it and both ends can regenerate it from the seed.
+ * waiting out its whole time limit on a dead connection. The data is a
+ * xorshift stream, so no side needs to store it and both ends can
+ * regenerate it from the seed.
  *
  * SHA-256 is implemented here (FIPS 180-4); its round constants are
  * derived at start-up from the primes, and `xfab-xfer gen` piped into the
