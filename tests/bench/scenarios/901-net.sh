@@ -29,7 +29,7 @@ np_udp() {
 	out=$(bench_measure "$set" "$rep" udp_64 d1 \
 		"netperf -H 10.0.0.1 -t UDP_STREAM -l $BENCH_SECS -P 0 -- -m 64") || exit $?
 	log "$set/$rep udp_64: $(echo "$out" | tr '\n' ' ')"
-	v=$(echo "$out" | awk 'NF >= 5 { s = 1; next } s && NF >= 4 && $2 > 0 { printf "%.1f", $3 / $2; exit }')
+	v=$(echo "$out" | awk '$1 !~ /^[0-9]/ { next } NF >= 5 { s = 1; next } s && NF >= 4 && $2 > 0 { printf "%.1f", $3 / $2; exit }')
 	[ -n "$v" ] || fail "$set rep $rep udp_64: no receiver line in netperf output"
 	rec "$set" "$rep" udp_64 rx_pps "$v"
 }

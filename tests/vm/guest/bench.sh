@@ -59,9 +59,11 @@ cost_rec() {
 		done
 }
 
-# The throughput field of a netperf -P 0 result line (the last number of
-# the first line that has at least 5 fields).
-netperf_value() { awk 'NF >= 5 { print $NF; exit }'; }
+# The throughput field of a netperf -P 0 result line: the last field of
+# the first line of at least 5 fields that starts with a number (netperf
+# can print warnings such as "catcher: timer popped with times_up != 0"
+# before it, which once went into a report as 0 Mbit/s).
+netperf_value() { awk 'NF >= 5 && $1 ~ /^[0-9]+$/ { print $NF; exit }'; }
 
 # bench_measure SET REP WORKLOAD DOMU CMD: run CMD in the domU with cost
 # counters around it; prints CMD's output. A run that fails fails the
