@@ -9,12 +9,6 @@
 #include <stdlib.h>
 #include "../../common/xfab_blkif.h"
 
-static int fail(void)
-{
-	abort();
-	return 0;
-}
-
 /* Every accepted read/write stays inside the disk, in whole sectors. */
 static void check_segs(const struct xfab_blk_req *r,
 		       const struct xfab_blk_seg *segs, u32 n,
@@ -26,12 +20,12 @@ static void check_segs(const struct xfab_blk_req *r,
 	for (k = 0; k < n; k++) {
 		if (segs[k].first > segs[k].last || segs[k].last > 7 ||
 		    segs[k].first % ls || (segs[k].last + 1) % ls)
-			fail();
+			abort();
 		sum += segs[k].last - segs[k].first + 1;
 	}
 	if (sum != r->nr_sectors || r->sector + sum > lim->capacity ||
 	    r->sector % ls)
-		fail();
+		abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -64,23 +58,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	err = xfab_blk_check(slot, &lim, &r);
 	if (err < 0 || err >= XFAB_BLK_NR_ERRS)
-		fail();
+		abort();
 	if (err == XFAB_BLK_OK && r.op != XFAB_BLKOP_READ && lim.read_only)
-		fail();
+		abort();
 	if (err == XFAB_BLK_OK && r.indirect) {
 		if (r.nr_segs == 0 || r.nr_segs > XFAB_BLK_MAX_INDIRECT_SEGS ||
 		    r.nr_ind_pages != 1)
-			fail();
+			abort();
 		if (xfab_blk_ind_segs(pages, &r, 0, r.nr_segs, &lim, segs) ==
 		    XFAB_BLK_OK)
 			check_segs(&r, segs, r.nr_segs, &lim);
 	} else if (err == XFAB_BLK_OK && r.op != XFAB_BLKOP_DISCARD) {
 		if (r.nr_segs > XFAB_BLK_DIRECT_SEGS)
-			fail();
+			abort();
 		check_segs(&r, r.seg, r.nr_segs, &lim);
 	} else if (err == XFAB_BLK_OK &&
 		   (r.sector + r.nr_sectors > lim.capacity || !r.nr_sectors)) {
-		fail();
+		abort();
 	}
 	free(page);
 	free(slot);

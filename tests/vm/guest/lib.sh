@@ -152,6 +152,20 @@ xfer_mbit() { echo "$1" | grep -o 'mbit=[0-9.]*' | tail -n 1 | cut -d= -f2; }
 # receiver's line shows that the data arrived.
 export XFER_IDLE=${XFER_IDLE:-60}
 
+# domu_xfer_wait NAME SECS FILE...: wait in the domU, up to SECS, until
+# every FILE (an xfab-xfer's output there) holds its last line: the
+# result or an "xfab-xfer: ..." error, a stall included. Prints each
+# FILE's content as one line, in order; fails the scenario if one never
+# ends.
+domu_xfer_wait() {
+	local name=$1 secs=$2
+	shift 2
+	domu_must "$name" $((secs + 30)) "for i in \$(seq $((secs * 2))); do
+		n=0; for f in $*; do grep -q 'sha256=\|xfab-xfer:' \$f 2>/dev/null && n=\$((n + 1)); done
+		[ \$n = $# ] && break; sleep 0.5; done
+		for f in $*; do echo \$(cat \$f); done; [ \$n = $# ]"
+}
+
 # Fail unless both ends of a transfer saw the same non-empty checksum;
 # record the receiver's rate as figure FIG.
 xfer_compare() {
@@ -183,7 +197,7 @@ xfer_dom0_to_domu() {
 	log "TCP $size dom0 -> $name"
 	domu_must "$name" 10 "XFER_IDLE=$XFER_IDLE xfab-xfer recv 5002 >/tmp/xfer.rx 2>&1 &" >/dev/null || exit $?
 	tx=$(xfab-xfer send "$ip" 5002 "$size" "$seed" 2>&1) || fail "dom0->$name send failed: $tx"
-	rx=$(domu_must "$name" $((XFER_IDLE + 30)) "for i in \$(seq $((XFER_IDLE * 2 + 20))); do grep -q 'sha256\|stalled' /tmp/xfer.rx && break; sleep 0.5; done; cat /tmp/xfer.rx") || exit $?
+	rx=$(domu_xfer_wait "$name" $((XFER_IDLE + 10)) /tmp/xfer.rx) || exit $?
 	xfer_compare "dom0->$name" "$tx" "$rx" "$5"
 }
 
@@ -199,12 +213,10 @@ xfer_both_ways() {
 	domu_must "$name" 10 "export XFER_IDLE=$XFER_IDLE; xfab-xfer recv 5002 >/tmp/xfer.rx 2>&1 &
 		xfab-xfer send 10.0.0.1 5001 $size 11 >/tmp/xfer.tx 2>&1 &" >/dev/null || exit $?
 	tx_in=$(xfab-xfer send "$ip" 5002 "$size" 12 2>&1) || fail "dom0->$name send failed: $tx_in"
-	out=$(domu_must "$name" 600 "for i in \$(seq 1200); do
-		grep -q 'sha256\|stalled\|xfab-xfer:' /tmp/xfer.rx && grep -q 'sha256\|stalled\|xfab-xfer:' /tmp/xfer.tx && break
-		sleep 0.5; done; echo rx \$(cat /tmp/xfer.rx); echo tx \$(cat /tmp/xfer.tx)") || exit $?
+	out=$(domu_xfer_wait "$name" 600 /tmp/xfer.rx /tmp/xfer.tx) || exit $?
 	wait $pid
-	rx_in=$(echo "$out" | sed -n 's/^rx //p')
-	tx_out=$(echo "$out" | sed -n 's/^tx //p')
+	rx_in=$(echo "$out" | sed -n 1p)
+	tx_out=$(echo "$out" | sed -n 2p)
 	rx_out=$(cat "$W/xfer.rx")
 	xfer_compare "$name->dom0" "$tx_out" "$rx_out" tcp_domu_to_dom0_mbit
 	xfer_compare "dom0->$name" "$tx_in" "$rx_in" tcp_dom0_to_domu_mbit
@@ -544,8 +556,7 @@ net_save_restore() {
 	must xl restore "$W/$name.save"
 	rm -f "$W/$name.save"
 	log "$name restored as domid $(domu_id "$name")"
-	tx=$(domu_must "$name" $((idle + 60)) "for i in \$(seq $((idle * 2 + 100))); do grep -q 'sha256\|stalled\|xfab-xfer:' /tmp/sr.tx && exit 0; sleep 0.5; done; cat /tmp/sr.tx; exit 1") || exit $?
-	tx=$(domu_must "$name" 10 'cat /tmp/sr.tx') || exit $?
+	tx=$(domu_xfer_wait "$name" $((idle + 50)) /tmp/sr.tx) || exit $?
 	wait $pid
 	rx=$(cat "$W/sr.rx")
 	xfer_compare "save/restore $name->dom0" "$tx" "$rx" save_restore_tcp_mbit
