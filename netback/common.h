@@ -75,8 +75,8 @@ struct xfab_nb_stats {
 	u64 txr_drop_copy, txr_drop_csum, txr_drop_nomem;
 	u64 txr_irqs, txr_spurious, txr_kicks;
 	u64 txr_copy_calls, txr_copy_ops;
-	u64 txr_prebind_work;		/* connect: requests posted before we bound */
 	u64 txr_rate_waits;		/* the rate limit held the ring back */
+	u64 dbg_pokes;			/* debugfs writes (EOI + look) */
 	/* RX ring: worker (xmit side marked) */
 	u64 rxr_packets, rxr_bytes, rxr_slots, rxr_gso;
 	u64 rxr_drop_backlog;		/* xmit: guest not taking packets */

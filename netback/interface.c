@@ -130,33 +130,44 @@ static int nb_map_rings(struct xfab_nb_queue *q, grant_ref_t tx_ref,
 	return 0;
 }
 
+/*
+ * Bound with the irq off and switched on once q holds its number: Xen
+ * raises a port as it binds it (kicks the frontend sent before were
+ * lost, so it assumes one), and that first event may be taken at once on
+ * another CPU, where NAPI's EOI and our kicks go through q->tx_irq and
+ * q->rx_irq. Before this, an EOI given to irq 0 left a restored guest's
+ * queue masked for good.
+ */
+static int nb_bind_one(struct xfab_nb_queue *q, unsigned int evtchn,
+		       irq_handler_t fn, int *irq)
+{
+	int ret = bind_interdomain_evtchn_to_irqhandler_lateeoi(q->vif->xdev,
+		evtchn, fn, IRQF_NO_AUTOEN, q->name, q);
+
+	if (ret < 0)
+		return ret;
+	*irq = ret;
+	atomic_inc(&xfab_nb_totals.irqs_bound);
+	return 0;
+}
+
 static int nb_bind(struct xfab_nb_queue *q, unsigned int tx_evtchn,
 		   unsigned int rx_evtchn)
 {
-	struct xenbus_device *xdev = q->vif->xdev;
-	int irq;
+	int err;
 
 	if (tx_evtchn == rx_evtchn) {
-		irq = bind_interdomain_evtchn_to_irqhandler_lateeoi(xdev,
-			tx_evtchn, nb_interrupt, 0, q->name, q);
-		if (irq < 0)
-			return irq;
-		q->tx_irq = q->rx_irq = irq;
-		atomic_inc(&xfab_nb_totals.irqs_bound);
-		return 0;
+		err = nb_bind_one(q, tx_evtchn, nb_interrupt, &q->tx_irq);
+		q->rx_irq = q->tx_irq;
+	} else {
+		err = nb_bind_one(q, tx_evtchn, nb_tx_interrupt, &q->tx_irq) ?:
+		      nb_bind_one(q, rx_evtchn, nb_rx_interrupt, &q->rx_irq);
 	}
-	irq = bind_interdomain_evtchn_to_irqhandler_lateeoi(xdev, tx_evtchn,
-		nb_tx_interrupt, 0, q->name, q);
-	if (irq < 0)
-		return irq;
-	q->tx_irq = irq;
-	atomic_inc(&xfab_nb_totals.irqs_bound);
-	irq = bind_interdomain_evtchn_to_irqhandler_lateeoi(xdev, rx_evtchn,
-		nb_rx_interrupt, 0, q->name, q);
-	if (irq < 0)
-		return irq;
-	q->rx_irq = irq;
-	atomic_inc(&xfab_nb_totals.irqs_bound);
+	if (err)
+		return err;
+	enable_irq(q->tx_irq);
+	if (q->rx_irq != q->tx_irq)
+		enable_irq(q->rx_irq);
 	return 0;
 }
 
@@ -187,13 +198,6 @@ int xfab_nb_queue_connect(struct xfab_nb_queue *q, grant_ref_t tx_ref,
 	err = nb_bind(q, tx_evtchn, rx_evtchn);
 	if (err)
 		goto fail;
-	/*
-	 * A frontend may post requests and kick before it sees us bound
-	 * (stock netfront does, right after resume); Xen drops events sent
-	 * to an unbound port, and the frontend will not kick again until we
-	 * move req_event. Look at the rings once as if an event had come.
-	 */
-	q->st.txr_prebind_work += !!nb_wake(q, XFAB_NB_EOI_TX | XFAB_NB_EOI_RX);
 	xfab_nb_debugfs_add(q);
 	atomic_inc(&xfab_nb_totals.queues_connected);
 	q->counted = true;

@@ -7,6 +7,9 @@
  */
 #include <linux/ethtool.h>
 #include <linux/seq_file.h>
+#include <linux/irq.h>
+#include <linux/irqdesc.h>
+#include <xen/events.h>
 #include "common.h"
 
 #define NB_STAT(f) { #f, offsetof(struct xfab_nb_stats, f) }
@@ -19,7 +22,7 @@ static const struct {
 	NB_STAT(txr_gso), NB_STAT(txr_drop_copy), NB_STAT(txr_drop_csum),
 	NB_STAT(txr_drop_nomem), NB_STAT(txr_irqs), NB_STAT(txr_spurious),
 	NB_STAT(txr_kicks), NB_STAT(txr_copy_calls), NB_STAT(txr_copy_ops),
-	NB_STAT(txr_prebind_work), NB_STAT(txr_rate_waits),
+	NB_STAT(txr_rate_waits), NB_STAT(dbg_pokes),
 	NB_STAT(rxr_packets), NB_STAT(rxr_bytes), NB_STAT(rxr_slots),
 	NB_STAT(rxr_gso), NB_STAT(rxr_drop_backlog), NB_STAT(rxr_drop_down),
 	NB_STAT(rxr_drop_big), NB_STAT(rxr_drop_copy), NB_STAT(rxr_drop_nomem),
@@ -98,6 +101,29 @@ static void nb_dump_ring(struct seq_file *m, const char *name, u32 cons,
 		   READ_ONCE(shared[3]));
 }
 
+/*
+ * The generic-irq view of one of our irqs, for a stalled queue: whether
+ * Linux holds it disabled or masked, which CPU it is bound to, and how
+ * many events each CPU took.
+ */
+static void nb_dump_irq(struct seq_file *m, const char *name, int irq)
+{
+	struct irq_data *d = irq > 0 ? irq_get_irq_data(irq) : NULL;
+	struct irq_desc *desc;
+	unsigned int cpu;
+
+	if (!d)
+		return;
+	desc = irq_data_to_desc(d);
+	seq_printf(m, "%s irq %d: disabled %d masked %d inprogress %d depth %u cpu %*pbl events",
+		   name, irq, irqd_irq_disabled(d), irqd_irq_masked(d),
+		   irqd_irq_inprogress(d), desc->depth,
+		   cpumask_pr_args(irq_data_get_effective_affinity_mask(d)));
+	for_each_online_cpu(cpu)
+		seq_printf(m, " %u", irq_desc_kstat_cpu(desc, cpu));
+	seq_putc(m, '\n');
+}
+
 static int nb_queue_show(struct seq_file *m, void *unused)
 {
 	struct xfab_nb_queue *q = m->private;
@@ -107,6 +133,9 @@ static int nb_queue_show(struct seq_file *m, void *unused)
 		   atomic_read(&q->eoi_pending));
 	if (!q->connected)
 		return 0;
+	nb_dump_irq(m, "tx", q->tx_irq);
+	if (q->rx_irq != q->tx_irq)
+		nb_dump_irq(m, "rx", q->rx_irq);
 	nb_dump_ring(m, "tx", q->tx.req_cons, q->tx.rsp_prod_pvt,
 		     q->tx_pushed, (const u32 *)q->tx.sring);
 	nb_dump_ring(m, "rx", q->rx.req_cons, q->rx.rsp_prod_pvt,
@@ -116,13 +145,49 @@ static int nb_queue_show(struct seq_file *m, void *unused)
 		   q->rx_stopped);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(nb_queue);
+
+static int nb_queue_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, nb_queue_show, inode->i_private);
+}
+
+/*
+ * Writing anything EOIs both channels and looks at the rings as if an
+ * event had come: a stalled queue that moves again after this lost an
+ * EOI, one that does not lost something else.
+ */
+static ssize_t nb_queue_write(struct file *file, const char __user *buf,
+			      size_t len, loff_t *ppos)
+{
+	struct xfab_nb_queue *q = ((struct seq_file *)file->private_data)->private;
+
+	if (!q->connected)
+		return -ENOTCONN;
+	q->st.dbg_pokes++;
+	xen_irq_lateeoi(q->tx_irq, 0);
+	if (q->rx_irq != q->tx_irq)
+		xen_irq_lateeoi(q->rx_irq, 0);
+	local_bh_disable();
+	napi_schedule(&q->napi);
+	local_bh_enable();
+	queue_work(xfab_nb_wq, &q->rx_work);
+	return len;
+}
+
+static const struct file_operations nb_queue_fops = {
+	.owner = THIS_MODULE,
+	.open = nb_queue_open,
+	.read = seq_read,
+	.write = nb_queue_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
 
 void xfab_nb_debugfs_add(struct xfab_nb_queue *q)
 {
 	if (IS_ERR_OR_NULL(xfab_nb_debugfs))
 		return;
-	q->dbg = debugfs_create_file(q->name, 0400, xfab_nb_debugfs, q,
+	q->dbg = debugfs_create_file(q->name, 0600, xfab_nb_debugfs, q,
 				     &nb_queue_fops);
 }
 

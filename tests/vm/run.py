@@ -65,6 +65,9 @@ SPLAT = re.compile(r"general protection fault|Kernel panic|"
 XEN_CMDLINE = ("console=com1 com1=115200,8n1 dom0_mem=1024M,max:1024M "
                "dom0_max_vcpus=2 loglvl=all guest_loglvl=all")
 DOM0_CMDLINE = "root=/dev/vda rw console=hvc0 earlyprintk=xen xfab.run=1"
+# Extra dom0 kernel arguments for experiments (e.g. xen.fifo_events=0 to
+# run dom0 on the 2-level event ABI); empty in check and bench.
+DOM0_EXTRA = os.environ.get("XFAB_DOM0_ARGS", "").strip()
 
 
 def log(msg):
@@ -118,7 +121,7 @@ def qemu_cmd(image, workdir, results, vcpus, mem_mb):
         os.path.join(image, "rootfs.img"), overlay])
     sh(["qemu-img", "create", "-q", "-f", "qcow2", scratch, "4G"])
     # A comma inside the multiboot module command line must be doubled.
-    dom0 = f"{image}/vmlinuz {DOM0_CMDLINE}".replace(",", ",,")
+    dom0 = f"{image}/vmlinuz {DOM0_CMDLINE} {DOM0_EXTRA}".strip().replace(",", ",,")
     return [
         "qemu-system-x86_64", "-machine", "pc",
         "-accel", "tcg,thread=multi,tb-size=1024", "-cpu", "Nehalem",

@@ -3,14 +3,11 @@
 # Objective: xfab_netback handles a stock guest's lifecycle: xl
 #   network-detach/attach with a ping running; a vif attached with xl's
 #   rate=8Mb/s@20ms holds the guest's stream to that rate (and one
-#   attached without it does not); xl destroy mid-transfer leaves no vif,
+#   attached without it does not); xl save + xl restore with a
+#   checksummed stream running; xl destroy mid-transfer leaves no vif,
 #   no domain and a zero xfab_netback summary. (No backend reload here:
 #   the stock frontend does not reconnect after its backend went away,
-#   with either backend.)
-#   Not here: xl save/restore. With this pair a restored guest's queue
-#   can stall (its TX channel's dom0 port stays masked with an event
-#   pending); soak 501 in make check-full reproduces it and 503 shows the
-#   stock pair does not. Until that is fixed it stays out of make check.
+#   with either backend.) Soak 501 repeats the save/restore.
 # Topology: dom0 (xfab_netback, bridge xenbr0 10.0.0.1/24) <-> domU d1
 #   (xen-netfront, eth0 10.0.0.2/24, 2 vCPUs).
 . /xfab/guest/lib.sh
@@ -20,5 +17,6 @@ net_use_backend xfab_netback
 domu_start d1 --mods xen-netfront --vcpus 2
 net_detach_attach d1
 net_rate_limit d1
+net_save_restore d1
 net_destroy_mid d1
-pass "detach/attach, rate limit, destroy mid-transfer"
+pass "detach/attach, rate limit, save/restore, destroy mid-transfer"
