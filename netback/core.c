@@ -4,3 +4,4 @@
 #include "../common/xfab_netif.c"
 #include "../common/xfab_copy.c"
 #include "../common/xfab_credit.c"
+#include "../common/xfab_xenbus.c"

@@ -18,6 +18,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/etherdevice.h>
 #include "common.h"
+#include "xfab_xenbus.h"
 
 struct nb_backend {
 	struct xenbus_device *xdev;
@@ -214,79 +215,38 @@ static int nb_connect(struct nb_backend *be)
 
 /* ---- the state function ---- */
 
-/* One legal step from be->state toward target; false when none is left. */
-static bool nb_step(struct nb_backend *be, enum xenbus_state target)
-{
-	switch (be->state) {
-	case XenbusStateInitWait:
-		if (target == XenbusStateConnected) {
-			if (nb_connect(be))
-				return false;	/* fatal error already reported */
-			nb_publish(be, XenbusStateConnected);
-		} else if (target == XenbusStateClosing ||
-			   target == XenbusStateClosed) {
-			nb_publish(be, XenbusStateClosing);
-		} else {
-			return false;
-		}
-		return true;
-	case XenbusStateConnected:
-		nb_disconnect(be);
-		nb_publish(be, XenbusStateClosing);
-		return true;
-	case XenbusStateClosing:
-		if (target == XenbusStateClosing)
-			return false;
-		nb_publish(be, XenbusStateClosed);
-		return true;
-	case XenbusStateClosed:
-		if (target != XenbusStateInitWait &&
-		    target != XenbusStateConnected)
-			return false;
-		nb_publish(be, XenbusStateInitWait);
-		return true;
-	default:
-		return false;
-	}
-}
-
+/* Step by legal step toward target (common/xfab_xenbus.c decides). */
 static void nb_set_state(struct nb_backend *be, enum xenbus_state target)
 {
-	while (be->state != target && nb_step(be, target))
-		;
+	enum xfab_be_work work;
+	int next;
+
+	while ((next = xfab_be_step(be->state, target, &work)) != be->state) {
+		if (work == XFAB_BE_CONNECT && nb_connect(be))
+			return;		/* fatal error already reported */
+		if (work == XFAB_BE_DISCONNECT)
+			nb_disconnect(be);
+		nb_publish(be, next);
+	}
 }
 
 static void nb_frontend_changed(struct xenbus_device *xdev,
 				enum xenbus_state fe)
 {
 	struct nb_backend *be = dev_get_drvdata(&xdev->dev);
+	bool gone;
+	int target;
 
-	switch (fe) {
-	case XenbusStateInitialising:
-	case XenbusStateInitialised:
-		/* a frontend starting (again): be ready for its keys */
-		if (be->state != XenbusStateInitWait)
-			nb_set_state(be, XenbusStateInitWait);
-		break;
-	case XenbusStateConnected:
-		nb_set_state(be, XenbusStateConnected);
-		break;
-	case XenbusStateClosing:
-		nb_set_state(be, XenbusStateClosing);
-		break;
-	case XenbusStateClosed:
-		nb_set_state(be, XenbusStateClosed);
-		if (xenbus_dev_is_online(xdev))
-			break;
-		fallthrough;
-	case XenbusStateUnknown:
-		nb_set_state(be, XenbusStateClosed);
-		device_unregister(&xdev->dev);
-		break;
-	default:
+	/* netfront publishes its rings when it goes Connected */
+	target = xfab_be_target(fe, XenbusStateConnected,
+				xenbus_dev_is_online(xdev), &gone);
+	if (target < 0) {
 		xenbus_dev_fatal(xdev, -EINVAL, "frontend in state %d", fe);
-		break;
+		return;
 	}
+	nb_set_state(be, target);
+	if (gone)
+		device_unregister(&xdev->dev);
 }
 
 /* ---- hotplug-status (written by xl's vif script) ---- */

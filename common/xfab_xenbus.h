@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The backend half of the xenbus handshake as pure decisions, shared by
+ * xfab_netback and xfab_blkback (and tested in userspace): what a
+ * frontend's state asks of the backend, and the one legal step from
+ * where the backend is toward that. The drivers do the work each step
+ * names (connect the rings, tear them down) and publish the state.
+ *
+ *   InitWait --connect ok--> Connected --> Closing --> Closed --> InitWait
+ */
+#ifndef XFAB_XENBUS_H
+#define XFAB_XENBUS_H
+
+#include "xfab_types.h"
+
+/* The wire's state numbers (enum xenbus_state). */
+enum {
+	XFAB_XS_UNKNOWN = 0,
+	XFAB_XS_INITIALISING = 1,
+	XFAB_XS_INITWAIT = 2,
+	XFAB_XS_INITIALISED = 3,
+	XFAB_XS_CONNECTED = 4,
+	XFAB_XS_CLOSING = 5,
+	XFAB_XS_CLOSED = 6,
+};
+
+/* What the driver does before it publishes a step's state. */
+enum xfab_be_work {
+	XFAB_BE_PUBLISH,	/* nothing: just publish */
+	XFAB_BE_CONNECT,	/* map the rings; publish only if that worked */
+	XFAB_BE_DISCONNECT,	/* tear the rings down, then publish */
+};
+
+/*
+ * The state a frontend in state fe asks its backend to head for, or -1
+ * for a state a frontend may not be in. ready is the frontend state in
+ * which its rings are published (netif: Connected, blkif: Initialised).
+ * *gone is set when the device is to be unregistered after (a frontend
+ * Closed while the toolstack took the device offline, or Unknown).
+ */
+int xfab_be_target(int fe, int ready, bool online, bool *gone);
+
+/*
+ * The next state on the way from cur to target, with *work what to do
+ * before publishing it; returns cur when there is no step to take (at
+ * target, or target is not reachable from cur by the backend alone).
+ */
+int xfab_be_step(int cur, int target, enum xfab_be_work *work);
+
+#endif /* XFAB_XENBUS_H */
