@@ -39,6 +39,8 @@ helpers:
 	@mkdir -p $(HELPERS_OUT)
 	$(CC) -O2 -Wall -Wextra -Werror -o $(HELPERS_OUT)/xfab-xfer \
 		tests/vm/helpers/xfab-xfer.c -lm
+	$(CC) -O2 -Wall -Wextra -Werror -o $(HELPERS_OUT)/xfab-records \
+		tests/vm/helpers/xfab-records.c
 
 build/unit/xfab-unit: $(UNIT_SRC) $(COMMON_SRC) $(wildcard common/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)

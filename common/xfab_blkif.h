@@ -94,8 +94,9 @@ struct xfab_blk_seg {
 
 /* A decoded request. Fields past the header are valid per op. */
 struct xfab_blk_req {
-	u8 wire_op;		/* as written: echoed in the response */
-	u8 op;			/* what to do: indirect resolved to its inner op */
+	u8 wire_op;		/* as written */
+	u8 op;			/* what to do, and the response's operation:
+				 * an indirect request's inner op */
 	bool indirect;
 	bool secure;		/* discard: BLKIF_DISCARD_SECURE */
 	u16 handle;		/* as written; not checked, as stock ignores it */
@@ -121,7 +122,7 @@ struct xfab_blk_limits {
  * Decode and check the request in a copied slot. For a direct read or
  * write the segments are checked too; for an indirect one only the
  * header: the caller then copies its req->nr_ind_pages pages and runs
- * xfab_blk_ind_segs() on them. On any error req->wire_op and req->id are
+ * xfab_blk_ind_segs() on them. On any error req->op and req->id are
  * still set, so the caller can answer.
  */
 int xfab_blk_check(const u8 slot[XFAB_BLK_SLOT_BYTES],

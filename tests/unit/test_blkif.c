@@ -229,6 +229,8 @@ TEST(blk_indirect_header)
 	ASSERT_EQ(r.handle, 3);
 	indirect(BLKIF_OP_WRITE, 33, 64);	/* over what we offered */
 	ASSERT_EQ(check(), XFAB_BLK_TOO_MANY_SEGS);
+	/* refused, it is still answered with the op its sender expects */
+	ASSERT_EQ(r.op, BLKIF_OP_WRITE);
 	indirect(BLKIF_OP_WRITE, 0xffff, 64);
 	ASSERT_EQ(check(), XFAB_BLK_TOO_MANY_SEGS);
 	indirect(BLKIF_OP_READ, 0, 64);

@@ -113,7 +113,7 @@ _stream_console() {
 }
 
 # domu_exec NAME TIMEOUT COMMAND: run COMMAND with sh in the domU, print
-# the last 3000 bytes of its output, return its exit status.
+# the last 1800 bytes of its output, return its exit status.
 domu_exec() {
 	local name=$1 tmo=$2 cmd=$3 id base seq i
 	id=$(domu_id "$name") || error "domain $name is gone"

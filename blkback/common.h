@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * xfab_blkback: the contract between its files.
+ *
+ *   xenbus.c   negotiation with the frontend (one state function), the
+ *              backing device named by the hotplug script, ring connect
+ *   ring.c     one thread per ring: take requests off the ring, validate
+ *              them (common/xfab_blkif.c), submit bios, answer
+ *   grants.c   mapping the frontend's pages: persistent grants kept per
+ *              ring, the rest mapped for one request
+ *   stats.c    sysfs counters (/sys/bus/xen-backend/devices/vbd-D-N/
+ *              statistics/) and the compat wrappers around the block layer
+ *
+ * Everything the frontend wrote is copied before it is looked at: a
+ * request slot is copied whole, an indirect page is copied out of its
+ * mapping, and only xfab_blk_check() / xfab_blk_ind_segs() decide what a
+ * copy means. The datapath functions take the decoded struct
+ * xfab_blk_req, never the ring.
+ */
+#ifndef XFAB_BLKBACK_COMMON_H
+#define XFAB_BLKBACK_COMMON_H
+
+#include <linux/blkdev.h>
+#include <linux/bio.h>
+#include <linux/kthread.h>
+#include <linux/wait.h>
+#include <linux/rbtree.h>
+#include <linux/spinlock.h>
+#include <linux/mutex.h>
+#include <xen/xenbus.h>
+#include <xen/grant_table.h>
+#include <xen/page.h>
+#include <xen/events.h>
+#include <xen/interface/io/blkif.h>
+#define XFAB_COMPAT_BLOCK
+#include "xfab_compat.h"
+#include "xfab_ring.h"
+#include "xfab_blkif.h"
+
+/* Pages one request maps: its segments (indirect pages map apart). */
+#define XFAB_BB_MAX_PAGES XFAB_BLK_MAX_INDIRECT_SEGS
+/* Indirect pages those segments fill. */
+#define XFAB_BB_MAX_IND_PAGES \
+	DIV_ROUND_UP(XFAB_BB_MAX_PAGES, XFAB_BLK_SEGS_PER_IND_PAGE)
+
+extern unsigned int xfab_bb_max_queues;
+extern unsigned int xfab_bb_max_ring_order;
+extern unsigned int xfab_bb_max_indirect;
+extern unsigned int xfab_bb_max_pgrants;
+extern bool xfab_bb_persistent;
+extern bool xfab_bb_discard;
+
+/*
+ * What the module holds right now, over all devices: after the last
+ * guest is gone every one must be back to 0 (the lifecycle scenarios read
+ * /sys/kernel/debug/xfab_blkback/summary).
+ */
+struct xfab_bb_totals {
+	atomic_t devices;
+	atomic_t rings;
+	atomic_long_t grants_mapped;
+};
+extern struct xfab_bb_totals xfab_bb_totals;
+
+/* Counters of one ring; summed over rings for sysfs. */
+struct xfab_bb_stats {
+	u64 rd_req, wr_req, flush_req, barrier_req, discard_req;
+	u64 rd_sect, wr_sect, discard_sect;
+	u64 indirect_req;
+	u64 io_errors;		/* the disk failed a request */
+	u64 map_errors;		/* a grant the frontend named would not map */
+	u64 irqs, spurious, kicks;
+	u64 grant_maps, grant_unmaps;	/* grants, not hypercalls */
+	u64 map_calls, unmap_calls;	/* hypercalls */
+	u64 pgrant_hits;		/* a segment found its page mapped */
+	u64 pool_waits;		/* ring had requests, all slots were busy */
+	u64 err[XFAB_BLK_NR_ERRS];	/* refused requests by reason */
+};
+
+/* A grant mapped for as long as the ring lives (feature-persistent). */
+struct xfab_bb_pgrant {
+	struct rb_node node;
+	grant_ref_t gref;
+	grant_handle_t handle;
+	struct page *page;
+};
+
+/* One frontend page of a request, however it was mapped. */
+struct xfab_bb_page {
+	struct page *page;
+	grant_ref_t gref;
+	grant_handle_t handle;	/* valid while mapped for this request only */
+	bool persistent;
+};
+
+/* A request in flight: a pool entry per ring slot. */
+struct xfab_bb_req {
+	struct list_head list;		/* free list or done list */
+	struct xfab_bb_ring *ring;
+	struct xfab_blk_req hdr;	/* decoded and checked */
+	struct xfab_blk_seg *segs;	/* nr_segs checked segments */
+	struct xfab_bb_page *pages;	/* one per segment */
+	unsigned int nr_mapped;		/* pages[] entries to release */
+	atomic_t bios;			/* in flight, +1 while submitting */
+	blk_status_t status;
+	struct work_struct discard_work;
+};
+
+struct xfab_bb_dev;
+
+/* One ring (queue) with its channel, thread and grants. */
+struct xfab_bb_ring {
+	struct xfab_bb_dev *dev;
+	unsigned int id;
+	struct blkif_back_ring back;	/* native (x86_64) layout only */
+	void *sring_addr;		/* xenbus_map_ring_valloc()ed */
+	unsigned int nr_ring_pages;
+	int irq;
+	char name[32];			/* irq and thread: xfab-blkD.H-R */
+	struct task_struct *thread;
+	wait_queue_head_t wq;
+	atomic_t events;		/* set by the irq, taken by the thread */
+	atomic_t eoi_pending;		/* an event waits for its EOI */
+	bool counted;			/* in xfab_bb_totals.rings */
+	bool broken;			/* the ring indices lied: stopped */
+	bool pool_blocked;		/* requests wait for a free entry */
+
+	struct xfab_bb_req *pool;
+	unsigned int pool_size;
+	struct list_head free;		/* thread only */
+	spinlock_t done_lock;
+	struct list_head done;		/* completed, to answer */
+	atomic_t inflight;		/* started, not yet answered */
+
+	struct rb_root pgrants;		/* thread only */
+	unsigned int nr_pgrants;
+	bool persistent;		/* negotiated */
+	struct gnttab_page_cache page_cache;
+	bool cache_ready;
+	/* Scratch for one request's map/unmap batch (thread only). */
+	struct gnttab_map_grant_ref *map_ops;
+	struct gnttab_unmap_grant_ref *unmap_ops;
+	struct page **batch_pages;
+	u16 *batch_idx;			/* map op -> pages[] index */
+	bool *batch_keep;		/* map op -> keep it persistent */
+	grant_ref_t *seg_grefs;		/* the grefs of the request being mapped */
+	u8 *ind_copy;			/* copied indirect page(s) */
+
+	struct xfab_bb_stats st;
+};
+
+/* The backing block device, opened for the lifetime of the binding. */
+struct xfab_bb_bdev {
+	struct block_device *bdev;
+	struct file *file;		/* 6.9+: what holds it open */
+	blk_mode_t_compat mode;
+};
+
+/* One vbd: its disk, its rings, what was negotiated. */
+struct xfab_bb_dev {
+	struct xenbus_device *xdev;
+	dev_t devt;
+	bool have_disk;
+	struct xfab_bb_bdev disk;
+	struct xfab_blk_limits lim;	/* what requests are checked against */
+	bool cdrom, removable;
+	struct mutex rings_lock;	/* rings[] vs sysfs readers */
+	struct xfab_bb_ring *rings;
+	unsigned int nr_rings;		/* connected */
+	unsigned int nr_alloc;		/* rings[] entries to tear down */
+	u16 handle;
+	struct xfab_bb_stats gone;	/* counters of rings torn down */
+};
+
+/* ring.c */
+int xfab_bb_ring_connect(struct xfab_bb_ring *ring, const grant_ref_t *refs,
+			 unsigned int nr_refs, unsigned int evtchn);
+void xfab_bb_ring_disconnect(struct xfab_bb_ring *ring);
+
+/* grants.c */
+int xfab_bb_map(struct xfab_bb_ring *ring, struct xfab_bb_page *pages,
+		const grant_ref_t *grefs, unsigned int n, bool ro);
+void xfab_bb_unmap(struct xfab_bb_ring *ring, struct xfab_bb_page *pages,
+		   unsigned int n);
+void xfab_bb_pgrants_free(struct xfab_bb_ring *ring);
+
+/* stats.c */
+extern const struct attribute_group *xfab_bb_groups[];
+void xfab_bb_stats_init(void);
+void xfab_bb_debugfs_init(void);
+void xfab_bb_debugfs_exit(void);
+void xfab_bb_stats_sum(struct xfab_bb_dev *dev, struct xfab_bb_stats *sum);
+void xfab_bb_stats_add(struct xfab_bb_stats *to,
+		       const struct xfab_bb_stats *from);
+int xfab_bb_bdev_open(struct xfab_bb_bdev *b, dev_t devt, bool write);
+void xfab_bb_bdev_close(struct xfab_bb_bdev *b);
+
+/* xenbus.c */
+int xfab_bb_xenbus_register(void);
+void xfab_bb_xenbus_unregister(void);
+
+#endif /* XFAB_BLKBACK_COMMON_H */

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * xfab_blkback: Xen PV block backend (dom0 side of the vbd device), wire
+ * compatible with any blkif frontend. Module parameters and registration.
+ */
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <xen/xen.h>
+#include "common.h"
+
+/*
+ * Rings offered per disk (multi-queue-max-queues). The frontend picks up
+ * to this many, normally one per vCPU; each ring has its own thread, so
+ * more than dom0's vCPUs only adds contention.
+ */
+unsigned int xfab_bb_max_queues;
+module_param_named(max_queues, xfab_bb_max_queues, uint, 0444);
+MODULE_PARM_DESC(max_queues, "Rings offered per disk (default: online CPUs, 1..16)");
+
+/*
+ * Pages per ring, as a power of two (max-ring-page-order). Order 4 gives
+ * 512 requests in flight per ring, enough for iodepth 32 with large
+ * requests split; each ring slot costs about 8 KiB of dom0 memory.
+ */
+unsigned int xfab_bb_max_ring_order = XFAB_RING_MAX_ORDER;
+module_param_named(max_ring_page_order, xfab_bb_max_ring_order, uint, 0444);
+MODULE_PARM_DESC(max_ring_page_order, "Largest ring a frontend may use, log2 pages (default 4, 0..4)");
+
+/*
+ * Segments per indirect request (feature-max-indirect-segments): 256 lets
+ * one request carry 1 MiB. 0 offers no indirect requests (11 segments,
+ * 44 KiB per request).
+ */
+unsigned int xfab_bb_max_indirect = XFAB_BLK_MAX_INDIRECT_SEGS;
+module_param_named(max_indirect_segments, xfab_bb_max_indirect, uint, 0444);
+MODULE_PARM_DESC(max_indirect_segments, "Segments per indirect request offered (default 256, 0 or 11..256)");
+
+/*
+ * Grants a ring keeps mapped (feature-persistent). Linux's blkfront reuses
+ * a pool of about ring slots x segments grants; once this many are kept,
+ * further pages are mapped per request.
+ */
+unsigned int xfab_bb_max_pgrants = 1056;
+module_param_named(max_persistent_grants, xfab_bb_max_pgrants, uint, 0644);
+MODULE_PARM_DESC(max_persistent_grants, "Grants kept mapped per ring (default 1056)");
+
+/* Offer feature-persistent at all (off: map and unmap per request). */
+bool xfab_bb_persistent = true;
+module_param_named(feature_persistent, xfab_bb_persistent, bool, 0444);
+MODULE_PARM_DESC(feature_persistent, "Offer persistent grants (default on)");
+
+/* Offer discard where the disk supports it (off: never). */
+bool xfab_bb_discard = true;
+module_param_named(discard, xfab_bb_discard, bool, 0444);
+MODULE_PARM_DESC(discard, "Offer discard on disks that support it (default on)");
+
+static int __init xfab_bb_init(void)
+{
+	int err;
+
+	if (!xen_domain())
+		return -ENODEV;
+	if (!xfab_bb_max_queues)
+		xfab_bb_max_queues = min_t(unsigned int, num_online_cpus(), 16);
+	if (xfab_bb_max_queues > 16) {
+		pr_err("xfab_blkback: max_queues=%u: at most 16\n",
+		       xfab_bb_max_queues);
+		return -EINVAL;
+	}
+	if (xfab_bb_max_ring_order > XFAB_RING_MAX_ORDER) {
+		pr_err("xfab_blkback: max_ring_page_order=%u: at most %u\n",
+		       xfab_bb_max_ring_order, XFAB_RING_MAX_ORDER);
+		return -EINVAL;
+	}
+	if (xfab_bb_max_indirect &&
+	    (xfab_bb_max_indirect < BLKIF_MAX_SEGMENTS_PER_REQUEST ||
+	     xfab_bb_max_indirect > XFAB_BLK_MAX_INDIRECT_SEGS)) {
+		pr_err("xfab_blkback: max_indirect_segments=%u: 0 or %u..%u\n",
+		       xfab_bb_max_indirect, BLKIF_MAX_SEGMENTS_PER_REQUEST,
+		       XFAB_BLK_MAX_INDIRECT_SEGS);
+		return -EINVAL;
+	}
+	xfab_bb_stats_init();
+	xfab_bb_debugfs_init();
+	err = xfab_bb_xenbus_register();
+	if (err)
+		xfab_bb_debugfs_exit();
+	return err;
+}
+
+static void __exit xfab_bb_exit(void)
+{
+	xfab_bb_xenbus_unregister();
+	xfab_bb_debugfs_exit();
+}
+
+module_init(xfab_bb_init);
+module_exit(xfab_bb_exit);
+MODULE_DESCRIPTION("xfab Xen PV block backend (blkif compatible)");
+MODULE_LICENSE("Dual MIT/GPL");
+MODULE_ALIAS("xen-backend:vbd");

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Counters in sysfs, one value per file, under the vbd's xenbus device:
+ * /sys/bus/xen-backend/devices/vbd-<domid>-<handle>/statistics/<name>.
+ * Each is the sum over the connected rings plus what rings torn down
+ * before had counted, so the numbers only grow while the device lives.
+ * Also the two block device helpers (open/close), thin over the compat
+ * header.
+ */
+#include <linux/slab.h>
+#include <linux/device.h>
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include "common.h"
+
+#define BB_STAT(f) { #f, offsetof(struct xfab_bb_stats, f) }
+
+static const struct {
+	const char *name;
+	size_t off;
+} bb_stats[] = {
+	BB_STAT(rd_req), BB_STAT(wr_req), BB_STAT(flush_req),
+	BB_STAT(barrier_req), BB_STAT(discard_req), BB_STAT(rd_sect),
+	BB_STAT(wr_sect), BB_STAT(discard_sect), BB_STAT(indirect_req),
+	BB_STAT(io_errors), BB_STAT(map_errors), BB_STAT(irqs),
+	BB_STAT(spurious), BB_STAT(kicks), BB_STAT(grant_maps),
+	BB_STAT(grant_unmaps), BB_STAT(map_calls), BB_STAT(unmap_calls),
+	BB_STAT(pgrant_hits), BB_STAT(pool_waits),
+};
+
+#define BB_NR_ATTRS (ARRAY_SIZE(bb_stats) + XFAB_BLK_NR_ERRS - 1 + 2)
+
+void xfab_bb_stats_add(struct xfab_bb_stats *to,
+		       const struct xfab_bb_stats *from)
+{
+	const u64 *f = (const u64 *)from;
+	u64 *t = (u64 *)to;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(*from) / sizeof(u64); i++)
+		t[i] += READ_ONCE(f[i]);
+}
+
+void xfab_bb_stats_sum(struct xfab_bb_dev *dev, struct xfab_bb_stats *sum)
+{
+	unsigned int i;
+
+	memcpy(sum, &dev->gone, sizeof(*sum));
+	for (i = 0; i < dev->nr_alloc; i++)
+		xfab_bb_stats_add(sum, &dev->rings[i].st);
+}
+
+/* drvdata is xenbus.c's backend, whose first member is the device. */
+static struct xfab_bb_dev *bb_dev(struct device *d)
+{
+	return dev_get_drvdata(d);
+}
+
+static ssize_t bb_stat_show(struct device *d, struct device_attribute *attr,
+			    char *buf)
+{
+	struct dev_ext_attribute *ea = container_of(attr,
+						    struct dev_ext_attribute,
+						    attr);
+	struct xfab_bb_dev *dev = bb_dev(d);
+	struct xfab_bb_stats sum;
+
+	if (!dev)
+		return -ENODEV;
+	mutex_lock(&dev->rings_lock);
+	xfab_bb_stats_sum(dev, &sum);
+	mutex_unlock(&dev->rings_lock);
+	return sysfs_emit(buf, "%llu\n",
+			  *(u64 *)((char *)&sum + (size_t)ea->var));
+}
+
+/* Grants kept mapped right now, over all rings. */
+static ssize_t persistent_grants_show(struct device *d,
+				      struct device_attribute *attr, char *buf)
+{
+	struct xfab_bb_dev *dev = bb_dev(d);
+	unsigned int i, n = 0;
+
+	if (!dev)
+		return -ENODEV;
+	mutex_lock(&dev->rings_lock);
+	for (i = 0; i < dev->nr_alloc; i++)
+		n += READ_ONCE(dev->rings[i].nr_pgrants);
+	mutex_unlock(&dev->rings_lock);
+	return sysfs_emit(buf, "%u\n", n);
+}
+static DEVICE_ATTR_RO(persistent_grants);
+
+static ssize_t rings_show(struct device *d, struct device_attribute *attr,
+			  char *buf)
+{
+	struct xfab_bb_dev *dev = bb_dev(d);
+
+	return dev ? sysfs_emit(buf, "%u\n", READ_ONCE(dev->nr_rings)) :
+		     -ENODEV;
+}
+static DEVICE_ATTR_RO(rings);
+
+static struct dev_ext_attribute bb_ext[BB_NR_ATTRS];
+static struct attribute *bb_attrs[BB_NR_ATTRS + 1];
+
+static const struct attribute_group bb_group = {
+	.name = "statistics",
+	.attrs = bb_attrs,
+};
+
+const struct attribute_group *xfab_bb_groups[] = { &bb_group, NULL };
+
+static void bb_attr(unsigned int *n, const char *name, size_t off)
+{
+	struct dev_ext_attribute *ea = &bb_ext[*n];
+
+	sysfs_attr_init(&ea->attr.attr);
+	ea->attr.attr.name = name;
+	ea->attr.attr.mode = 0444;
+	ea->attr.show = bb_stat_show;
+	ea->var = (void *)off;
+	bb_attrs[(*n)++] = &ea->attr.attr;
+}
+
+/* The attribute table, built once: the error names come from common/. */
+void xfab_bb_stats_init(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(bb_stats); i++)
+		bb_attr(&n, bb_stats[i].name, bb_stats[i].off);
+	for (i = 1; i < XFAB_BLK_NR_ERRS; i++)
+		bb_attr(&n, xfab_blk_err_name(i),
+			offsetof(struct xfab_bb_stats, err) + i * sizeof(u64));
+	bb_attrs[n++] = &dev_attr_persistent_grants.attr;
+	bb_attrs[n++] = &dev_attr_rings.attr;
+	bb_attrs[n] = NULL;
+}
+
+int xfab_bb_bdev_open(struct xfab_bb_bdev *b, dev_t devt, bool write)
+{
+	struct block_device *bdev;
+
+	bdev = xfab_bdev_get(devt, write, &b->file, &b->mode);
+	if (IS_ERR(bdev))
+		return PTR_ERR(bdev);
+	b->bdev = bdev;
+	return 0;
+}
+
+void xfab_bb_bdev_close(struct xfab_bb_bdev *b)
+{
+	if (!b->bdev)
+		return;
+	xfab_bdev_put(b->bdev, b->file, b->mode);
+	b->bdev = NULL;
+	b->file = NULL;
+}
+
+struct xfab_bb_totals xfab_bb_totals;
+static struct dentry *bb_debugfs;
+
+static int bb_summary_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "devices %d\nrings %d\ngrants_mapped %ld\n",
+		   atomic_read(&xfab_bb_totals.devices),
+		   atomic_read(&xfab_bb_totals.rings),
+		   atomic_long_read(&xfab_bb_totals.grants_mapped));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(bb_summary);
+
+void xfab_bb_debugfs_init(void)
+{
+	bb_debugfs = debugfs_create_dir("xfab_blkback", NULL);
+	debugfs_create_file("summary", 0400, bb_debugfs, NULL,
+			    &bb_summary_fops);
+}
+
+void xfab_bb_debugfs_exit(void)
+{
+	debugfs_remove_recursive(bb_debugfs);
+}

@@ -1,0 +1,522 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Negotiation with the frontend over xenstore. Every state change goes
+ * through bb_set_state(), which walks the backend one legal step at a
+ * time toward the state the frontend's move calls for:
+ *
+ *   InitWait --connect ok--> Connected --> Closing --> Closed --> InitWait
+ *
+ * Connecting needs two things: the disk, which xl's block hotplug script
+ * names in our "physical-device" key (for a file it sets up a loop device
+ * first), and the frontend's rings. Whichever comes second connects.
+ *
+ * All of it runs in the xenwatch thread (probe, watches, remove on device
+ * removal) or under the driver core on module unload, never concurrently
+ * for one device.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <xen/interface/io/protocols.h>
+#include "common.h"
+#include "xfab_xenbus.h"
+
+struct bb_backend {
+	struct xfab_bb_dev dev;
+	enum xenbus_state state;	/* where we are (published) */
+	bool fe_ready;			/* frontend is Initialised/Connected */
+	struct xenbus_watch pdev_watch;
+	bool pdev_watching;
+	bool groups_added;
+	bool counted;			/* in xfab_bb_totals.devices */
+};
+
+static void bb_publish(struct bb_backend *be, enum xenbus_state s)
+{
+	be->state = s;
+	xenbus_switch_state(be->dev.xdev, s);
+}
+
+/* ---- the disk (our toolstack's keys: trusted, but checked for typos) ---- */
+
+/* Write a set of keys in one transaction, again while it races. */
+static int xs_write(int (*keys)(struct xenbus_transaction t, void *arg),
+		    void *arg)
+{
+	struct xenbus_transaction t;
+	int err;
+
+	do {
+		err = xenbus_transaction_start(&t);
+		if (err)
+			return err;
+		err = keys(t, arg);
+		if (err) {
+			xenbus_transaction_end(t, 1);
+			return err;
+		}
+		err = xenbus_transaction_end(t, 0);
+	} while (err == -EAGAIN);
+	return err;
+}
+
+static int bb_disk_keys(struct xenbus_transaction t, void *arg)
+{
+	struct xfab_bb_dev *dev = arg;
+	struct block_device *bdev = dev->disk.bdev;
+	const char *node = dev->xdev->nodename;
+	unsigned int info;
+	int err;
+
+	info = (dev->lim.read_only ? VDISK_READONLY : 0) |
+	       (dev->cdrom ? VDISK_CDROM : 0) |
+	       (dev->removable ? VDISK_REMOVABLE : 0);
+	err = xenbus_printf(t, node, "feature-flush-cache", "%d",
+			    dev->lim.flush) ?:
+	      xenbus_printf(t, node, "feature-barrier", "%d",
+			    dev->lim.barrier) ?:
+	      xenbus_printf(t, node, "feature-discard", "%d",
+			    dev->lim.discard) ?:
+	      xenbus_printf(t, node, "sectors", "%llu",
+			    (unsigned long long)dev->lim.capacity) ?:
+	      xenbus_printf(t, node, "info", "%u", info) ?:
+	      xenbus_printf(t, node, "sector-size", "%u",
+			    dev->lim.sector_size) ?:
+	      xenbus_printf(t, node, "physical-sector-size", "%u",
+			    bdev_physical_block_size(bdev));
+	if (err || !dev->lim.discard)
+		return err;
+	return xenbus_printf(t, node, "discard-granularity", "%u",
+			     max(bdev_discard_granularity(bdev),
+				 dev->lim.sector_size)) ?:
+	       xenbus_printf(t, node, "discard-alignment", "%u",
+			     bdev_discard_alignment(bdev)) ?:
+	       xenbus_printf(t, node, "discard-secure", "%d",
+			     dev->lim.discard_secure);
+}
+
+static void bb_limits(struct xfab_bb_dev *dev, bool write)
+{
+	struct block_device *bdev = dev->disk.bdev;
+	struct xfab_blk_limits *lim = &dev->lim;
+
+	lim->capacity = bdev_nr_sectors(bdev);
+	lim->sector_size = bdev_logical_block_size(bdev);
+	lim->read_only = !write || bdev_read_only(bdev);
+	lim->max_indirect = xfab_bb_max_indirect;
+	/* A flush to a disk without a volatile cache just completes. */
+	lim->flush = !lim->read_only;
+	lim->barrier = !lim->read_only;
+	lim->discard = xfab_bb_discard && !lim->read_only &&
+		       bdev_max_discard_sectors(bdev) > 0;
+	lim->discard_secure = lim->discard &&
+			      bdev_max_secure_erase_sectors(bdev) > 0;
+}
+
+/* "mode" and "device-type" as xl writes them. */
+static int bb_read_mode(struct xfab_bb_dev *dev, bool *write)
+{
+	struct xenbus_device *xdev = dev->xdev;
+	char *mode, *type;
+
+	mode = xenbus_read(XBT_NIL, xdev->nodename, "mode", NULL);
+	if (IS_ERR(mode)) {
+		xenbus_dev_fatal(xdev, PTR_ERR(mode), "reading %s/mode",
+				 xdev->nodename);
+		return PTR_ERR(mode);
+	}
+	if (mode[0] != 'r' && mode[0] != 'w') {
+		xenbus_dev_fatal(xdev, -EINVAL,
+				 "%s/mode is \"%s\": expected \"r\" or \"w\"",
+				 xdev->nodename, mode);
+		kfree(mode);
+		return -EINVAL;
+	}
+	*write = mode[0] == 'w';
+	kfree(mode);
+	type = xenbus_read(XBT_NIL, xdev->nodename, "device-type", NULL);
+	if (!IS_ERR(type)) {
+		dev->cdrom = !strcmp(type, "cdrom");
+		dev->removable = dev->cdrom;
+		kfree(type);
+	}
+	return 0;
+}
+
+static int bb_open_disk(struct bb_backend *be, dev_t devt)
+{
+	struct xfab_bb_dev *dev = &be->dev;
+	struct xenbus_device *xdev = dev->xdev;
+	bool write;
+	int err;
+
+	err = bb_read_mode(dev, &write);
+	if (err)
+		return err;
+	err = xfab_bb_bdev_open(&dev->disk, devt, write);
+	if (err) {
+		xenbus_dev_fatal(xdev, err, "opening block device %u:%u",
+				 MAJOR(devt), MINOR(devt));
+		return err;
+	}
+	dev->devt = devt;
+	dev->have_disk = true;
+	bb_limits(dev, write);
+	err = xs_write(bb_disk_keys, dev);
+	if (err)
+		xenbus_dev_fatal(xdev, err, "writing the disk's keys");
+	return err;
+}
+
+static void bb_close_disk(struct xfab_bb_dev *dev)
+{
+	if (!dev->have_disk)
+		return;
+	xfab_bb_bdev_close(&dev->disk);
+	dev->have_disk = false;
+}
+
+/* ---- the frontend's keys (hostile until checked) ---- */
+
+static int fe_protocol(struct xfab_bb_dev *dev)
+{
+	char *proto;
+	int err = 0;
+
+	proto = xenbus_read(XBT_NIL, dev->xdev->otherend, "protocol", NULL);
+	if (IS_ERR(proto))
+		return 0;	/* no key: the native layout */
+	if (strcmp(proto, XEN_IO_PROTO_ABI_NATIVE)) {
+		xenbus_dev_fatal(dev->xdev, -EPROTONOSUPPORT,
+				 "frontend protocol \"%s\": only \"%s\" is supported",
+				 proto, XEN_IO_PROTO_ABI_NATIVE);
+		err = -EPROTONOSUPPORT;
+	}
+	kfree(proto);
+	return err;
+}
+
+/* ring-page-order (from the frontend's root) and the refs in dir. */
+static int fe_ring_refs(struct xfab_bb_dev *dev, const char *dir,
+			grant_ref_t *refs, unsigned int *nr)
+{
+	struct xenbus_device *xdev = dev->xdev;
+	unsigned int order, i;
+	char key[16];
+
+	order = xenbus_read_unsigned(xdev->otherend, "ring-page-order", 0);
+	if (order > xfab_bb_max_ring_order) {
+		xenbus_dev_fatal(xdev, -EINVAL,
+				 "ring-page-order %u: we offer at most %u",
+				 order, xfab_bb_max_ring_order);
+		return -EINVAL;
+	}
+	*nr = 1U << order;
+	if (!xenbus_exists(XBT_NIL, xdev->otherend, "ring-page-order")) {
+		if (xenbus_scanf(XBT_NIL, dir, "ring-ref", "%u", &refs[0]) == 1)
+			return 0;
+		xenbus_dev_fatal(xdev, -EINVAL, "reading %s/ring-ref", dir);
+		return -EINVAL;
+	}
+	for (i = 0; i < *nr; i++) {
+		snprintf(key, sizeof(key), "ring-ref%u", i);
+		if (xenbus_scanf(XBT_NIL, dir, key, "%u", &refs[i]) != 1) {
+			xenbus_dev_fatal(xdev, -EINVAL, "reading %s/%s",
+					 dir, key);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int fe_ring_connect(struct xfab_bb_dev *dev, struct xfab_bb_ring *ring,
+			   const char *dir)
+{
+	grant_ref_t refs[1U << XFAB_RING_MAX_ORDER];
+	unsigned int nr, evtchn;
+	int err;
+
+	err = fe_ring_refs(dev, dir, refs, &nr);
+	if (err)
+		return err;
+	if (xenbus_scanf(XBT_NIL, dir, "event-channel", "%u", &evtchn) != 1) {
+		xenbus_dev_fatal(dev->xdev, -EINVAL, "reading %s/event-channel",
+				 dir);
+		return -EINVAL;
+	}
+	err = xfab_bb_ring_connect(ring, refs, nr, evtchn);
+	if (err)
+		xenbus_dev_fatal(dev->xdev, err,
+				 "mapping %u ring page(s) from ref %u, binding channel %u of %s",
+				 nr, refs[0], evtchn, dir);
+	else
+		dev_info(&dev->xdev->dev, "ring %u: %u page(s), channel %u%s\n",
+			 ring->id, nr, evtchn,
+			 ring->persistent ? ", persistent grants" : "");
+	return err;
+}
+
+static void bb_disconnect(struct xfab_bb_dev *dev)
+{
+	unsigned int i;
+
+	if (!dev->rings)
+		return;
+	dev->nr_rings = 0;
+	for (i = 0; i < dev->nr_alloc; i++)
+		xfab_bb_ring_disconnect(&dev->rings[i]);
+	mutex_lock(&dev->rings_lock);	/* sysfs readers sum the rings */
+	for (i = 0; i < dev->nr_alloc; i++)
+		xfab_bb_stats_add(&dev->gone, &dev->rings[i].st);
+	kfree(dev->rings);
+	dev->rings = NULL;
+	dev->nr_alloc = 0;
+	mutex_unlock(&dev->rings_lock);
+}
+
+static int bb_connect(struct xfab_bb_dev *dev)
+{
+	struct xenbus_device *xdev = dev->xdev;
+	struct xfab_bb_ring *rings;
+	unsigned int nq, i;
+	bool persistent;
+	char *dir;
+	int err;
+
+	err = fe_protocol(dev);
+	if (err)
+		return err;
+	nq = xenbus_read_unsigned(xdev->otherend, "multi-queue-num-queues", 1);
+	if (nq == 0 || nq > xfab_bb_max_queues) {
+		xenbus_dev_fatal(xdev, -EINVAL,
+				 "frontend asks for %u queues, we offer 1..%u",
+				 nq, xfab_bb_max_queues);
+		return -EINVAL;
+	}
+	persistent = xfab_bb_persistent &&
+		     xenbus_read_unsigned(xdev->otherend, "feature-persistent", 0);
+	rings = kcalloc(nq, sizeof(*rings), GFP_KERNEL);
+	if (!rings)
+		return -ENOMEM;
+	mutex_lock(&dev->rings_lock);
+	dev->rings = rings;
+	dev->nr_alloc = nq;
+	mutex_unlock(&dev->rings_lock);
+	/* All set up first: the error path disconnects every one. */
+	for (i = 0; i < nq; i++) {
+		struct xfab_bb_ring *ring = &dev->rings[i];
+
+		ring->dev = dev;
+		ring->id = i;
+		ring->persistent = persistent;
+		init_waitqueue_head(&ring->wq);
+		spin_lock_init(&ring->done_lock);
+		INIT_LIST_HEAD(&ring->done);
+		INIT_LIST_HEAD(&ring->free);
+	}
+	for (i = 0; i < nq; i++) {
+		struct xfab_bb_ring *ring = &dev->rings[i];
+
+		if (nq == 1)
+			dir = kstrdup(xdev->otherend, GFP_KERNEL);
+		else
+			dir = kasprintf(GFP_KERNEL, "%s/queue-%u",
+					xdev->otherend, i);
+		err = dir ? fe_ring_connect(dev, ring, dir) : -ENOMEM;
+		kfree(dir);
+		if (err) {
+			bb_disconnect(dev);
+			return err;
+		}
+	}
+	dev->nr_rings = nq;
+	return 0;
+}
+
+/* ---- the state function ---- */
+
+/* Step by legal step toward target (common/xfab_xenbus.c decides). */
+static void bb_set_state(struct bb_backend *be, enum xenbus_state target)
+{
+	enum xfab_be_work work;
+	int next;
+
+	while ((next = xfab_be_step(be->state, target, &work)) != be->state) {
+		/* Connecting waits for both the disk and the rings. */
+		if (work == XFAB_BE_CONNECT &&
+		    (!be->dev.have_disk || !be->fe_ready || bb_connect(&be->dev)))
+			return;
+		if (work == XFAB_BE_DISCONNECT)
+			bb_disconnect(&be->dev);
+		bb_publish(be, next);
+	}
+}
+
+static void bb_frontend_changed(struct xenbus_device *xdev,
+				enum xenbus_state fe)
+{
+	struct bb_backend *be = dev_get_drvdata(&xdev->dev);
+	bool gone;
+	int target;
+
+	/* blkfront publishes its rings when it goes Initialised */
+	be->fe_ready = fe == XenbusStateInitialised ||
+		       fe == XenbusStateConnected;
+	target = xfab_be_target(fe, XenbusStateInitialised,
+				xenbus_dev_is_online(xdev), &gone);
+	if (target < 0) {
+		xenbus_dev_fatal(xdev, -EINVAL, "frontend in state %d", fe);
+		return;
+	}
+	bb_set_state(be, target);
+	if (gone)
+		device_unregister(&xdev->dev);
+}
+
+/* The block script wrote (or rewrote) "physical-device": "major:minor" in hex. */
+static void bb_pdev_changed(struct xenbus_watch *w, const char *path,
+			    const char *token)
+{
+	struct bb_backend *be = container_of(w, struct bb_backend,
+					     pdev_watch);
+	struct xenbus_device *xdev = be->dev.xdev;
+	unsigned int major, minor;
+	dev_t devt;
+
+	if (xenbus_scanf(XBT_NIL, xdev->nodename, "physical-device", "%x:%x",
+			 &major, &minor) != 2)
+		return;		/* not written yet (the watch fires at once) */
+	devt = MKDEV(major, minor);
+	if (be->dev.have_disk) {
+		if (devt != be->dev.devt)
+			dev_warn(&xdev->dev,
+				 "physical-device changed to %x:%x; keeping %x:%x until the device is re-created\n",
+				 major, minor, MAJOR(be->dev.devt),
+				 MINOR(be->dev.devt));
+		return;
+	}
+	if (MAJOR(devt) != major || MINOR(devt) != minor) {
+		xenbus_dev_fatal(xdev, -EINVAL,
+				 "physical-device %x:%x is not a device number",
+				 major, minor);
+		return;
+	}
+	if (bb_open_disk(be, devt))
+		return;
+	bb_set_state(be, XenbusStateConnected);
+}
+
+/* ---- probe / remove ---- */
+
+static int bb_feature_keys(struct xenbus_transaction t, void *arg)
+{
+	const char *node = ((struct xenbus_device *)arg)->nodename;
+
+	return xenbus_printf(t, node, "feature-max-indirect-segments", "%u",
+			     xfab_bb_max_indirect) ?:
+	       xenbus_printf(t, node, "multi-queue-max-queues", "%u",
+			     xfab_bb_max_queues) ?:
+	       xenbus_printf(t, node, "max-ring-page-order", "%u",
+			     xfab_bb_max_ring_order) ?:
+	       xenbus_printf(t, node, "feature-persistent", "%d",
+			     xfab_bb_persistent);
+}
+
+static void bb_remove(struct xenbus_device *xdev)
+{
+	struct bb_backend *be = dev_get_drvdata(&xdev->dev);
+
+	if (!be)
+		return;
+	bb_set_state(be, XenbusStateClosed);
+	bb_disconnect(&be->dev);	/* if Closed was reached another way */
+	if (be->pdev_watching) {
+		unregister_xenbus_watch(&be->pdev_watch);
+		kfree(be->pdev_watch.node);
+		be->pdev_watching = false;
+	}
+	if (be->groups_added)
+		sysfs_remove_groups(&xdev->dev.kobj, xfab_bb_groups);
+	bb_close_disk(&be->dev);
+	if (be->counted)
+		atomic_dec(&xfab_bb_totals.devices);
+	dev_set_drvdata(&xdev->dev, NULL);
+	kfree(be);
+}
+
+static int bb_probe(struct xenbus_device *xdev,
+		    const struct xenbus_device_id *id)
+{
+	struct bb_backend *be;
+	const char *name;
+	unsigned int handle;
+	int err;
+
+	be = kzalloc(sizeof(*be), GFP_KERNEL);
+	if (!be)
+		return -ENOMEM;
+	be->dev.xdev = xdev;
+	mutex_init(&be->dev.rings_lock);
+	be->state = XenbusStateInitialising;
+	dev_set_drvdata(&xdev->dev, be);
+
+	/* .../backend/vbd/<domid>/<handle>: the handle is the last part */
+	name = strrchr(xdev->nodename, '/');
+	err = name ? kstrtouint(name + 1, 10, &handle) : -EINVAL;
+	if (err || handle > U16_MAX) {
+		err = -EINVAL;
+		xenbus_dev_fatal(xdev, err, "no device handle in %s",
+				 xdev->nodename);
+		goto fail;
+	}
+	be->dev.handle = handle;
+	atomic_inc(&xfab_bb_totals.devices);
+	be->counted = true;
+	err = xs_write(bb_feature_keys, xdev);
+	if (err) {
+		xenbus_dev_fatal(xdev, err, "writing features");
+		goto fail;
+	}
+	err = sysfs_create_groups(&xdev->dev.kobj, xfab_bb_groups);
+	if (err)
+		goto fail;
+	be->groups_added = true;
+	bb_publish(be, XenbusStateInitWait);
+	/* Fires at once: the script may have run (our module reloaded). */
+	err = xenbus_watch_pathfmt(xdev, &be->pdev_watch, NULL,
+				   bb_pdev_changed, "%s/physical-device",
+				   xdev->nodename);
+	if (err)
+		goto fail;
+	be->pdev_watching = true;
+	return 0;
+fail:
+	bb_remove(xdev);
+	return err;
+}
+
+static const struct xenbus_device_id bb_ids[] = {
+	{ "vbd" },
+	{ "" }
+};
+
+/*
+ * Named, so that it can sit beside xen-blkback on the bus and be told
+ * apart in /sys/bus/xen-backend/drivers.
+ */
+static struct xenbus_driver bb_driver = {
+	.name = "xfab_blkback",
+	.ids = bb_ids,
+	.probe = bb_probe,
+	.remove = bb_remove,
+	.otherend_changed = bb_frontend_changed,
+};
+
+int xfab_bb_xenbus_register(void)
+{
+	return xenbus_register_backend(&bb_driver);
+}
+
+void xfab_bb_xenbus_unregister(void)
+{
+	xenbus_unregister_driver(&bb_driver);
+}

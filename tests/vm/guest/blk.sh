@@ -1,0 +1,237 @@
+# Block pair helpers (sourced by the vbd scenarios after lib.sh; bash).
+#
+# Disks lent to d1: a dom0 RAM disk (brd, phy:/dev/ram0) as xvdb and a
+# file in dom0 as xvdc (xl's block script puts it on a loop device), so
+# both a bare block device and a file back the backend.
+
+BLK_FILE=$W/blk-xvdc.img
+BLK_SIZE_MB=${BLK_SIZE_MB:-256}
+
+# Make NAME (xen-blkback or xfab_blkback) the only vbd backend in dom0.
+# Call with no vbd in use; the other one is unloaded.
+blk_use_backend() {
+	if [ "$1" = xfab_blkback ]; then
+		# udev would load the stock module for the next vbd (its alias)
+		echo "blacklist xen_blkback" >/etc/modprobe.d/xfab-blk-test.conf
+		modprobe -r xen-blkback 2>/dev/null
+		lsmod | grep -q '^xen_blkback ' && error "xen-blkback would not unload"
+		lsmod | grep -q '^xfab_blkback ' || load_backend xfab_blkback
+	else
+		rm -f /etc/modprobe.d/xfab-blk-test.conf
+		lsmod | grep -q '^xfab_blkback ' && must rmmod xfab_blkback
+		load_backend xen-blkback
+	fi
+}
+
+# A fresh RAM disk and a fresh sparse file, both BLK_SIZE_MB.
+blk_make_disks() {
+	rmmod brd 2>/dev/null
+	must modprobe brd rd_nr=1 rd_size=$((BLK_SIZE_MB * 1024)) max_part=0
+	rm -f "$BLK_FILE"
+	must truncate -s "${BLK_SIZE_MB}M" "$BLK_FILE"
+}
+
+# The xl disk specs for blk_make_disks' two disks.
+BLK_DISKS=(--disk 'phy:/dev/ram0,xvdb,w'
+	--disk "format=raw,vdev=xvdc,access=rw,backendtype=phy,target=$BLK_FILE")
+
+# xvdb -> 51728: the vbd handle xl gives a Xen virtual disk name.
+blk_handle() {
+	local n=${1#xvd}
+	echo $((202 * 256 + ($(printf '%d' "'$n") - 97) * 16))
+}
+
+blk_sysdir() { echo "/sys/bus/xen-backend/devices/vbd-$(domu_id "$1")-$(blk_handle "$2")"; }
+
+# One statistics counter of the xfab backend of NAME's disk DEV.
+blk_stat() {
+	cat "$(blk_sysdir "$1" "$2")/statistics/$3" 2>/dev/null || echo 0
+}
+
+# Module of the driver bound to NAME's disk DEV, in dom0 and in NAME.
+blk_driver_back() {
+	basename "$(readlink "$(blk_sysdir "$1" "$2")/driver/module" 2>/dev/null)" 2>/dev/null
+}
+blk_driver_front() {
+	domu_exec "$1" 10 "basename \$(readlink /sys/block/$2/device/driver/module)" 2>/dev/null
+}
+
+# Counters of every xfab vbd and what both ends wrote, for a failure.
+blk_diag() {
+	local d f
+	for d in /sys/bus/xen-backend/devices/vbd-*; do
+		[ -e "$d" ] || continue
+		echo "== $d ($(basename "$(readlink "$d/driver" 2>/dev/null)" 2>/dev/null))"
+		for f in "$d"/statistics/*; do
+			[ -e "$f" ] && [ "$(cat "$f")" != 0 ] && echo "$(basename "$f") $(cat "$f")"
+		done
+	done
+	xenstore-ls -f /local/domain/0/backend/vbd 2>/dev/null | grep -v '/params\|/physical-device-path'
+	grep -E 'xfab-blk|blkif' /proc/interrupts
+	dmesg | tail -n 30
+	for d in $(xl list | awk 'NR > 2 { print $1 }'); do
+		echo "== $d"
+		xenstore-ls -f "/local/domain/$(domu_id "$d")/device/vbd" 2>/dev/null
+		domu_exec "$d" 20 "grep -E 'blkif|xvd' /proc/interrupts; cat /proc/diskstats | grep xvd; dmesg | tail -n 20"
+	done
+}
+
+# blk_fio_verify NAME DEV: fio writes and reads back with crc32c over
+# 4 KiB, 64 KiB and 1 MiB blocks, random and sequential, iodepth 1 and
+# 32, one job after the other; any verify error or I/O error fails.
+blk_fio_verify() {
+	local name=$1 dev=$2 jobs="" rw bs qd size out bad
+	for rw in randwrite write; do
+		for bs in 4k 64k 1m; do
+			for qd in 1 32; do
+				size=32M
+				[ $bs = 4k ] && size=8M
+				jobs="$jobs --name=$rw-$bs-qd$qd --rw=$rw --bs=$bs --iodepth=$qd --size=$size --stonewall"
+			done
+		done
+	done
+	log "fio verify=crc32c on $name:$dev: {randwrite,write} x {4k,64k,1m} x iodepth {1,32}"
+	# terse v3 per job: 3 name, 5 error, 7 read KiB/s, 48 write KiB/s
+	out=$(domu_exec "$name" 900 "fio --filename=/dev/$dev --direct=1 --ioengine=libaio \
+		--verify=crc32c --verify_fatal=1 --do_verify=1 --minimal $jobs >/tmp/fio.out 2>&1; \
+		rc=\$?; awk -F';' '\$1 == 3 { print \"job\", \$3, \$5, \$7, \$48 }' /tmp/fio.out; \
+		grep -v '^3;' /tmp/fio.out | tail -n 3; echo fio-rc=\$rc") ||
+		fail "fio on $dev did not run: $(echo "$out" | tail -n 3)"
+	echo "$out"
+	echo "$out" | grep -q '^fio-rc=0$' ||
+		fail "fio verify on $dev failed: $(echo "$out" | tail -n 4 | tr '\n' ' ')"
+	bad=$(echo "$out" | awk '$1 == "job" && $3 != 0 { print $2 "=" $3 }')
+	[ -z "$bad" ] || fail "fio jobs with errors on $dev: $bad"
+	[ "$(echo "$out" | grep -c '^job ')" = 12 ] ||
+		fail "fio on $dev reported $(echo "$out" | grep -c '^job ') of 12 jobs"
+	echo "$out" | awk -v d="$dev" '$1 == "job" { print "fio_" d "_" $2 "_kib_s", $4 + $5 }' |
+		while read -r k v; do figure "$k" "$v"; done
+}
+
+# blk_fs_tree NAME DEV: mkfs.ext4, copy the domU's /usr into it, sha256 of
+# every file; unmount, e2fsck -fn must find it clean; mount again with
+# caches dropped and compare the sums.
+blk_fs_tree() {
+	local name=$1 dev=$2 out
+	log "ext4 on $name:$dev: mkfs, copy /usr, fsck, read back"
+	out=$(domu_exec "$name" 900 "set -e; mkfs.ext4 -q -F /dev/$dev; mount -t ext4 /dev/$dev /mnt;
+		cp -a /usr /mnt/tree; cd /usr; find . -type f | sort | xargs sha256sum >/tmp/sums.a; cd /;
+		umount /mnt; e2fsck -fn /dev/$dev; echo 3 >/proc/sys/vm/drop_caches;
+		mount -t ext4 /dev/$dev /mnt; cd /mnt/tree; find . -type f | sort | xargs sha256sum >/tmp/sums.b; cd /;
+		umount /mnt; wc -l </tmp/sums.a; cmp /tmp/sums.a /tmp/sums.b && echo tree-equal" 2>&1) ||
+		fail "ext4 tree on $dev: $(echo "$out" | tail -n 5)"
+	echo "$out" | tail -n 8
+	echo "$out" | grep -q '^tree-equal$' || fail "ext4 tree on $dev read back different"
+	figure "ext4_tree_files_$dev" "$(echo "$out" | grep -E '^[0-9]+$' | tail -n 1)"
+}
+
+# blk_discard NAME DEV: blkdiscard the whole disk; the backend must have
+# counted discards (only where it offered the feature).
+blk_discard() {
+	local name=$1 dev=$2 before after
+	before=$(blk_stat "$name" "$dev" discard_req)
+	domu_must "$name" 120 "blkdiscard /dev/$dev" >/dev/null || exit $?
+	after=$(blk_stat "$name" "$dev" discard_req)
+	[ "$after" -gt "$before" ] || fail "blkdiscard on $dev: backend discard_req $before -> $after"
+	figure "discard_req_$dev" $((after - before))
+}
+
+# blk_interop FE BE: one cell of the vbd matrix on d1 with both disks:
+# drivers bound, the fio matrix on the RAM disk, ext4 on both.
+blk_interop() {
+	local fe=$1 be=$2 id got dev
+	DIAG=blk_diag
+	blk_use_backend "$be"
+	blk_make_disks
+	domu_start d1 --mods "$fe" --novif --vcpus 2 "${BLK_DISKS[@]}"
+	id=$(domu_id d1)
+	xs_features "$id"
+	for dev in xvdb xvdc; do
+		got=$(blk_driver_back d1 $dev)
+		[ "$got" = "${be//-/_}" ] || fail "dom0 vbd of $dev is driven by '$got', not $be"
+		got=$(blk_driver_front d1 $dev)
+		[ "$got" = "${fe//-/_}" ] || fail "d1 $dev is driven by '$got', not $fe"
+	done
+	blk_fio_verify d1 xvdb
+	blk_fs_tree d1 xvdb
+	# The file-backed disk: the same data paths, a shorter fio.
+	domu_must d1 300 "fio --name=file --filename=/dev/xvdc --direct=1 --ioengine=libaio \
+		--rw=randrw --bs=64k --iodepth=16 --size=32M --verify=crc32c --verify_fatal=1 \
+		--do_verify=1 >/tmp/fio.out 2>&1 || { tail -n 5 /tmp/fio.out; exit 1; }" >/dev/null || exit $?
+	blk_fs_tree d1 xvdc
+}
+
+# ---- lifecycle ----
+
+# One line of xfab_blkback's totals (devices, rings, grants_mapped).
+blk_total() {
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+	awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/xfab_blkback/summary 2>/dev/null
+}
+
+# After the last guest went: the backend holds no device, ring or grant.
+blk_nothing_left() {
+	lsmod | grep -q '^xfab_blkback ' || return 0
+	wait_for 30 sh -c '[ "$(awk '"'"'$2 != 0'"'"' /sys/kernel/debug/xfab_blkback/summary)" = "" ]' ||
+		fail "xfab_blkback still holds: $(awk '$2 != 0' /sys/kernel/debug/xfab_blkback/summary | tr '\n' ' ')"
+}
+
+# blk_durability NAME DEV BACKING: NAME writes numbered records to DEV,
+# each fdatasync'ed before its "ack" goes to the console, and is destroyed
+# mid-stream; every record it acknowledged must read back intact from
+# BACKING (the dom0 device behind DEV), and the backend must let go of
+# everything.
+blk_durability() {
+	local name=$1 dev=$2 backing=$3 seed=$((RANDOM + 1)) log start last i
+	log=/var/log/xen/console/guest-$name.log
+	start=$(wc -l <"$log")
+	domu_must "$name" 10 "xfab-records write /dev/$dev $seed >/dev/hvc0 2>&1 &" >/dev/null || exit $?
+	for i in $(seq 60); do
+		[ "$(tail -n +$((start + 1)) "$log" | grep -c 'ack [0-9]')" -ge 300 ] && break
+		sleep 0.5
+	done
+	domu_destroy "$name" >/dev/null
+	wait_for 30 sh -c "[ \$(xl list | wc -l) -le 2 ]" || fail "$name still listed 30s after destroy"
+	sleep 1		# the console daemon writes what it had
+	last=$(tail -n +$((start + 1)) "$log" | grep -o 'ack [0-9]*' | awk '{ print $2 }' | sort -n | tail -n 1)
+	[ -n "$last" ] || fail "$name acknowledged no record before it was destroyed"
+	figure durability_acked_records $((last + 1))
+	out=$(xfab-records check "$backing" "$seed" "$last") ||
+		fail "record acknowledged by $name but not on $backing: $out"
+	log "durability: $out (acknowledged before destroy)"
+	blk_nothing_left
+}
+
+# blk_reattach NAME DEV SPEC: block-detach DEV (nothing may use it), wait
+# for both ends to let go, block-attach SPEC, wait for DEV in the guest.
+blk_reattach() {
+	local name=$1 dev=$2 spec=$3 dir
+	dir=$(blk_sysdir "$name" "$dev")
+	must xl block-detach "$name" "$dev"
+	wait_for 30 sh -c "! [ -e $dir ]" || fail "$dir still present 30s after block-detach"
+	domu_must "$name" 30 "for i in \$(seq 60); do [ -e /sys/block/$dev ] || exit 0; sleep 0.5; done; exit 1" >/dev/null ||
+		fail "$name still has $dev after block-detach"
+	must xl block-attach "$name" "$spec"
+	domu_must "$name" 30 "for i in \$(seq 60); do [ -e /sys/block/$dev ] && exit 0; sleep 0.5; done; exit 1" >/dev/null ||
+		fail "$name has no $dev 30s after block-attach"
+	log "block-detach/attach of $dev: back"
+}
+
+# blk_save_restore NAME DEV: fio verify runs on DEV across xl save/restore
+# and must finish without an error.
+blk_save_restore() {
+	local name=$1 dev=$2 out
+	domu_must "$name" 10 "fio --name=sr --filename=/dev/$dev --direct=1 --ioengine=libaio \
+		--rw=randwrite --bs=16k --iodepth=16 --size=64M --verify=crc32c --verify_fatal=1 \
+		--do_verify=1 >/tmp/sr.fio 2>&1; echo fio-rc=\$? >>/tmp/sr.fio &" >/dev/null || exit $?
+	sleep 4
+	must xl save "$name" "$W/$name.save"
+	must xl restore "$W/$name.save"
+	rm -f "$W/$name.save"
+	log "$name restored as domid $(domu_id "$name")"
+	out=$(domu_exec "$name" 600 "for i in \$(seq 1100); do grep -q fio-rc= /tmp/sr.fio && break; sleep 0.5; done; cat /tmp/sr.fio") ||
+		fail "fio across save/restore: $(echo "$out" | tail -n 3)"
+	echo "$out" | tail -n 3
+	echo "$out" | grep -q '^fio-rc=0$' || fail "fio verify across save/restore failed: $(echo "$out" | tail -n 3)"
+	log "save/restore during fio verify: verified"
+}
