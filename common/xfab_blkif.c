@@ -288,3 +288,31 @@ int xfab_blk_ind_segs(const u8 *const *pages, struct xfab_blk_req *req,
 	}
 	return range_check(req->sector, req->nr_sectors, lim);
 }
+
+/* Response offsets (x86-64): id, then operation, then status. */
+#define RSP_OFF_ID	0
+#define RSP_OFF_OP	8
+#define RSP_OFF_STATUS	10
+
+#ifdef __KERNEL__
+static_assert(sizeof(struct blkif_response) == XFAB_BLK_RSP_BYTES);
+static_assert(offsetof(struct blkif_response, id) == RSP_OFF_ID);
+static_assert(offsetof(struct blkif_response, operation) == RSP_OFF_OP);
+static_assert(offsetof(struct blkif_response, status) == RSP_OFF_STATUS);
+#else
+_Static_assert(sizeof(struct blkif_response) == XFAB_BLK_RSP_BYTES, "rsp");
+_Static_assert(offsetof(struct blkif_response, id) == RSP_OFF_ID, "rsp id");
+_Static_assert(offsetof(struct blkif_response, operation) == RSP_OFF_OP, "rsp op");
+_Static_assert(offsetof(struct blkif_response, status) == RSP_OFF_STATUS, "rsp st");
+#endif
+
+void xfab_blk_rsp_decode(const u8 slot[XFAB_BLK_RSP_BYTES],
+			 struct xfab_blk_rsp *rsp)
+{
+	s16 st = (s16)get16(slot + RSP_OFF_STATUS);
+
+	rsp->id = get64(slot + RSP_OFF_ID);
+	rsp->op = slot[RSP_OFF_OP];
+	rsp->status = st == XFAB_BLKRSP_OKAY || st == XFAB_BLKRSP_EOPNOTSUPP ?
+		      st : XFAB_BLKRSP_ERROR;
+}

@@ -139,4 +139,17 @@ int xfab_blk_ind_segs(const u8 *const *pages, struct xfab_blk_req *req,
 		      u32 first, u32 n, const struct xfab_blk_limits *lim,
 		      struct xfab_blk_seg *segs);
 
+/* Bytes of one response on the wire (struct blkif_response, x86-64). */
+#define XFAB_BLK_RSP_BYTES 16
+
+/* A response, decoded from a copy of its slot (frontend side). */
+struct xfab_blk_rsp {
+	u64 id;		/* as written: check it before using it */
+	u8 op;		/* must be the op we sent (an indirect's inner op) */
+	s16 status;	/* OKAY, ERROR or EOPNOTSUPP; anything else: ERROR */
+};
+
+void xfab_blk_rsp_decode(const u8 slot[XFAB_BLK_RSP_BYTES],
+			 struct xfab_blk_rsp *rsp);
+
 #endif /* XFAB_BLKIF_H */

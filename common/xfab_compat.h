@@ -79,4 +79,81 @@ static inline void xfab_bdev_put(struct block_device *bdev, struct file *file,
 #endif
 #endif /* XFAB_COMPAT_BLOCK */
 
+/*
+ * A blk-mq disk with its queue limits (blkfront, which defines
+ * XFAB_COMPAT_BLKFRONT): since 6.11 the limits, write cache included,
+ * are handed to blk_mq_alloc_disk(); before 6.9 they are set one by one
+ * on the new disk's queue. 6.9 and 6.10 mixed the two; no target kernel
+ * uses them.
+ */
+#ifdef XFAB_COMPAT_BLKFRONT
+#include <linux/blk-mq.h>
+
+struct xfab_disk_limits {
+	unsigned int lbs, pbs;			/* logical, physical block */
+	unsigned int max_hw_sectors, max_segments, max_segment_size;
+	unsigned long seg_boundary;
+	unsigned int dma_alignment;
+	unsigned int max_discard_sectors;	/* 0: no discard */
+	unsigned int discard_granularity, discard_alignment;
+	unsigned int max_secure_erase_sectors;
+	bool write_cache;
+};
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+static inline struct gendisk *
+xfab_alloc_disk(struct blk_mq_tag_set *set, const struct xfab_disk_limits *l,
+		void *data)
+{
+	struct queue_limits lim = {
+		.logical_block_size = l->lbs,
+		.physical_block_size = l->pbs,
+		.max_hw_sectors = l->max_hw_sectors,
+		.max_segments = l->max_segments,
+		.max_segment_size = l->max_segment_size,
+		.seg_boundary_mask = l->seg_boundary,
+		.dma_alignment = l->dma_alignment,
+		.max_hw_discard_sectors = l->max_discard_sectors,
+		.discard_granularity = l->discard_granularity,
+		.discard_alignment = l->discard_alignment,
+		.max_secure_erase_sectors = l->max_secure_erase_sectors,
+		.features = l->write_cache ? BLK_FEAT_WRITE_CACHE : 0,
+	};
+
+	return blk_mq_alloc_disk(set, &lim, data);
+}
+#elif LINUX_VERSION_CODE < KERNEL_VERSION(6, 9, 0)
+static inline struct gendisk *
+xfab_alloc_disk(struct blk_mq_tag_set *set, const struct xfab_disk_limits *l,
+		void *data)
+{
+	struct gendisk *gd = blk_mq_alloc_disk(set, data);
+	struct request_queue *q;
+
+	if (IS_ERR(gd))
+		return gd;
+	q = gd->queue;
+	blk_queue_logical_block_size(q, l->lbs);
+	blk_queue_physical_block_size(q, l->pbs);
+	blk_queue_max_hw_sectors(q, l->max_hw_sectors);
+	blk_queue_max_segments(q, l->max_segments);
+	blk_queue_max_segment_size(q, l->max_segment_size);
+	blk_queue_segment_boundary(q, l->seg_boundary);
+	blk_queue_dma_alignment(q, l->dma_alignment);
+	if (l->max_discard_sectors) {
+		blk_queue_max_discard_sectors(q, l->max_discard_sectors);
+		q->limits.discard_granularity = l->discard_granularity;
+		q->limits.discard_alignment = l->discard_alignment;
+	}
+	if (l->max_secure_erase_sectors)
+		blk_queue_max_secure_erase_sectors(q,
+						   l->max_secure_erase_sectors);
+	blk_queue_write_cache(q, l->write_cache, false);
+	return gd;
+}
+#else
+#error "xfab_blkfront: no queue limits API for kernels 6.9 and 6.10"
+#endif
+#endif /* XFAB_COMPAT_BLKFRONT */
+
 #endif /* XFAB_COMPAT_H */

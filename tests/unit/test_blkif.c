@@ -337,3 +337,33 @@ TEST(blk_random_requests_keep_invariants)
 		ASSERT_EQ(sum, r.nr_sectors);
 	}
 }
+
+TEST(blk_response_decode)
+{
+	struct blkif_response in;
+	struct xfab_blk_rsp out;
+	u8 slot[XFAB_BLK_RSP_BYTES];
+
+	memset(&in, 0xa5, sizeof(in));	/* padding the backend may leave */
+	in.id = 0xfedcba9876543210ull;
+	in.operation = BLKIF_OP_WRITE;
+	in.status = BLKIF_RSP_EOPNOTSUPP;
+	memcpy(slot, &in, sizeof(slot));
+	xfab_blk_rsp_decode(slot, &out);
+	ASSERT_EQ(out.id, 0xfedcba9876543210ull);
+	ASSERT_EQ(out.op, BLKIF_OP_WRITE);
+	ASSERT_EQ(out.status, BLKIF_RSP_EOPNOTSUPP);
+	in.status = BLKIF_RSP_OKAY;
+	memcpy(slot, &in, sizeof(slot));
+	xfab_blk_rsp_decode(slot, &out);
+	ASSERT_EQ(out.status, BLKIF_RSP_OKAY);
+	/* a status the protocol does not have is an error, not success */
+	in.status = 7;
+	memcpy(slot, &in, sizeof(slot));
+	xfab_blk_rsp_decode(slot, &out);
+	ASSERT_EQ(out.status, BLKIF_RSP_ERROR);
+	in.status = -32768;
+	memcpy(slot, &in, sizeof(slot));
+	xfab_blk_rsp_decode(slot, &out);
+	ASSERT_EQ(out.status, BLKIF_RSP_ERROR);
+}

@@ -552,14 +552,14 @@ net_backend_reload() {
 	log "backend reload: frontend reconnected, traffic checksums"
 }
 
-# xl save + xl restore while a 64 MiB checksummed transfer runs. The
+# xl save + xl restore while a 32 MiB checksummed transfer runs. The
 # stream pauses while the guest is saved and restored: its idle limit
 # (both ends) is 180 s, well past the ~30 s that takes here.
 net_save_restore() {
 	local name=$1 seed=${2:-41} pid tx rx idle=180
 	XFER_IDLE=$idle xfab-xfer recv 5003 >"$W/sr.rx" 2>&1 &
 	pid=$!
-	domu_must "$name" 10 "XFER_IDLE=$idle xfab-xfer send 10.0.0.1 5003 64M $seed >/tmp/sr.tx 2>&1 &" >/dev/null || exit $?
+	domu_must "$name" 10 "XFER_IDLE=$idle xfab-xfer send 10.0.0.1 5003 32M $seed >/tmp/sr.tx 2>&1 &" >/dev/null || exit $?
 	sleep 3
 	must xl save "$name" "$W/$name.save"
 	must xl restore "$W/$name.save"

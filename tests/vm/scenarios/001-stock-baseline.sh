@@ -18,7 +18,7 @@ net_interop xen-netfront,xen-blkfront xen-netback --disk 'phy:/dev/vdc,xvdb,w'
 
 log "fio verify=crc32c on xvdb"
 out=$(domu_must d1 900 "fio --name=verify --filename=/dev/xvdb --rw=randwrite \
-	--bs=64k --size=256M --ioengine=libaio --iodepth=16 --direct=1 \
+	--bs=64k --size=64M --ioengine=libaio --iodepth=16 --direct=1 \
 	--verify=crc32c --verify_fatal=1 --do_verify=1 --minimal") || exit $?
 echo "$out" | tail -n 1
 # terse format v3: field 5 = error, 48 = write bandwidth KiB/s

@@ -3,7 +3,7 @@
 # Objective: the xfab pair survives what appliances do to it, and traffic
 #   checksums after each step: xl network-detach/attach with a ping
 #   running; xfab_netback unloaded and reloaded with the guest alive (the
-#   frontend reconnects by itself); xl save + xl restore with a 64 MiB
+#   frontend reconnects by itself); xl save + xl restore with a 32 MiB
 #   checksummed transfer running across it; xl destroy in the middle of a
 #   transfer, after which dom0 holds no vif, no domain, and xfab_netback's
 #   summary shows zero vifs, queues, mapped rings and bound channels.

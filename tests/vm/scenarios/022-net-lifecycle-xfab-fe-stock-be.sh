@@ -2,7 +2,7 @@
 # 022 network lifecycle, xfab_netfront <-> xen-netback
 # Objective: xfab_netfront handles the lifecycle against the stock
 #   backend: xl network-detach/attach with a ping running; xl save + xl
-#   restore with a 64 MiB checksummed transfer across it (the frontend's
+#   restore with a 32 MiB checksummed transfer across it (the frontend's
 #   resume path reconnects to a new backend); xl destroy mid-transfer
 #   leaves no vif and no domain in dom0.
 # Topology: dom0 (xen-netback, bridge xenbr0 10.0.0.1/24) <-> domU d1

@@ -2,7 +2,7 @@
 # 501 soak: repeated xl save/restore, xen-netfront <-> xfab_netback
 # Objective: net_save_restore (as in 020-022) with the stock frontend,
 #   SR_CYCLES times (default 6) in a row on one guest: each cycle saves
-#   and restores d1 while a 64 MiB checksummed stream runs from it,
+#   and restores d1 while a 32 MiB checksummed stream runs from it,
 #   then checks 16 MiB each way. Any stalled stream (no progress for its
 #   idle limit) fails with the counters and ring dumps of both ends.
 #   make check-full only. It found the restore stall that xfab_netback's

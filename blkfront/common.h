@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * xfab_blkfront: the contract between its files.
+ *
+ *   xenbus.c   negotiation with the backend (rings, channels, features),
+ *              connect / teardown, suspend and resume
+ *   disk.c     the gendisk and its blk-mq tag set, queue limits
+ *   ring.c     requests onto the ring (queue_rq), responses off it
+ *              (the interrupt), the pool of granted pages
+ *   stats.c    sysfs counters under the disk's device
+ *
+ * Data never lives in a granted page of the guest's own: each ring keeps
+ * a pool of pages granted to the backend once (so a backend with
+ * persistent grants maps each once), and requests copy write data into
+ * pool pages and read data out of them. A backend therefore never sees
+ * or keeps access to memory outside the pool, whatever it does.
+ *
+ * Locking: one spinlock per ring covers its shared ring, its ids, its
+ * shadow entries and its pool (queue_rq and the interrupt take it).
+ */
+#ifndef XFAB_BLKFRONT_COMMON_H
+#define XFAB_BLKFRONT_COMMON_H
+
+#include <linux/blkdev.h>
+#include <linux/blk-mq.h>
+#include <linux/scatterlist.h>
+#include <linux/spinlock.h>
+#include <xen/xenbus.h>
+#include <xen/grant_table.h>
+#include <xen/page.h>
+#include <xen/events.h>
+#include <xen/interface/io/blkif.h>
+#define XFAB_COMPAT_BLKFRONT
+#include "xfab_compat.h"
+#include "xfab_ring.h"
+#include "xfab_ids.h"
+#include "xfab_blkif.h"
+
+#define XFAB_BF_NAME "xfab_blkfront"
+/* Segments we ever put in one request (indirect pages hold 512 each). */
+#define XFAB_BF_MAX_SEGS XFAB_BLK_MAX_INDIRECT_SEGS
+#define XFAB_BF_MAX_IND_PAGES 1
+/* Ring slots of the biggest ring (order 4). */
+#define XFAB_BF_MAX_SLOTS (32U << XFAB_RING_MAX_ORDER)
+
+extern unsigned int xfab_bf_max_queues;
+extern unsigned int xfab_bf_max_ring_order;
+extern unsigned int xfab_bf_max_indirect;
+
+/* One page granted to the backend for the ring's life. */
+struct xfab_bf_gnt {
+	struct list_head node;
+	struct page *page;
+	grant_ref_t gref;
+};
+
+/* A request on the ring: what to copy back and give back when answered. */
+struct xfab_bf_shadow {
+	struct request *rq;
+	u8 op;				/* what the response must echo */
+	unsigned int nr_segs;
+	unsigned int nr_gnts;		/* segments + indirect pages */
+	struct xfab_bf_gnt **gnts;	/* XFAB_BF_MAX_SEGS + 1 */
+	struct scatterlist *sg;		/* the request's data, XFAB_BF_MAX_SEGS */
+};
+
+/* Counters of one ring, summed for sysfs. */
+struct xfab_bf_stats {
+	u64 rd_req, wr_req, flush_req, discard_req, indirect_req;
+	u64 rd_sect, wr_sect;
+	u64 io_errors, notsupp;
+	u64 irqs, spurious, kicks;
+	u64 bytes_copied;
+	u64 grants;			/* pool pages granted */
+	u64 busy;			/* ring or pool full: request retried */
+	u64 fatal_ring, fatal_id, fatal_op;	/* backend broke the protocol */
+};
+
+struct xfab_bf_info;
+
+struct xfab_bf_ring {
+	struct xfab_bf_info *info;
+	unsigned int id;
+	spinlock_t lock;
+	struct blkif_front_ring front;
+	struct blkif_sring *sring;
+	grant_ref_t refs[1U << XFAB_RING_MAX_ORDER];
+	unsigned int evtchn;
+	int irq;
+	char name[32];
+	struct xfab_ids ids;
+	u16 *id_link;
+	u8 *id_busy;
+	struct xfab_bf_shadow *shadow;	/* one per ring slot */
+	struct list_head pool;		/* free granted pages */
+	unsigned int pool_total;
+	bool broken;			/* the backend lied: no more I/O */
+	struct xfab_bf_stats st;
+};
+
+/* What the backend offered, read at connect. */
+struct xfab_bf_features {
+	u64 sectors;
+	u32 sector_size, phys_sector_size;
+	unsigned int info;
+	bool flush, barrier, discard, discard_secure;
+	u32 discard_granularity, discard_alignment;
+	unsigned int max_indirect;	/* segments per request, 0: direct only */
+	unsigned int max_queues, max_ring_order;
+	bool persistent;
+};
+
+struct xfab_bf_info {
+	struct xenbus_device *xdev;
+	unsigned int vdevice;
+	char disk_name[DISK_NAME_LEN];
+	struct xfab_bf_features feat;
+	unsigned int segs;		/* per request, as negotiated */
+	u8 flush_op;			/* FLUSH_DISKCACHE, WRITE_BARRIER or 0 */
+	struct xfab_bf_ring *rings;
+	unsigned int nr_rings, ring_order;
+	unsigned int nr_hw_queues;	/* the disk's, fixed once it exists */
+	bool quiesced;			/* by resume, until reconnected */
+	struct blk_mq_tag_set tag_set;
+	bool tag_set_ready;
+	struct gendisk *gd;
+	bool connected;
+	struct mutex lock;		/* connect/teardown vs sysfs */
+	struct xfab_bf_stats gone;
+};
+
+/* ring.c */
+extern const struct blk_mq_ops xfab_bf_mq_ops;
+int xfab_bf_ring_setup(struct xfab_bf_ring *ring);
+void xfab_bf_ring_drain(struct xfab_bf_ring *ring, struct list_head *list);
+void xfab_bf_ring_free(struct xfab_bf_ring *ring);
+irqreturn_t xfab_bf_interrupt(int irq, void *data);
+
+/* disk.c */
+int xfab_bf_disk_add(struct xfab_bf_info *info);
+void xfab_bf_disk_del(struct xfab_bf_info *info);
+
+/* stats.c */
+extern const struct attribute_group *xfab_bf_groups[];
+void xfab_bf_stats_init(void);
+void xfab_bf_stats_add(struct xfab_bf_stats *to,
+		       const struct xfab_bf_stats *from);
+
+/* xenbus.c */
+int xfab_bf_xenbus_register(void);
+void xfab_bf_xenbus_unregister(void);
+
+#endif /* XFAB_BLKFRONT_COMMON_H */

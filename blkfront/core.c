@@ -1,0 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* The OS-neutral core this module uses (each module carries its copy). */
+#include "../common/xfab_ring.c"
+#include "../common/xfab_ids.c"
+#include "../common/xfab_blkif.c"

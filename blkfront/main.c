@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * xfab_blkfront: Xen PV block frontend (domU side of the vbd device),
+ * wire compatible with any blkif backend. Parameters and registration.
+ */
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <xen/xen.h>
+#include "common.h"
+
+/*
+ * Rings per disk, each a blk-mq hardware queue with its own channel: the
+ * guest's vCPUs, capped here and by the backend's multi-queue-max-queues.
+ */
+unsigned int xfab_bf_max_queues = 4;
+module_param_named(max_queues, xfab_bf_max_queues, uint, 0444);
+MODULE_PARM_DESC(max_queues, "Rings per disk at most (default 4, 1..16; also capped by vCPUs and the backend)");
+
+/*
+ * Ring pages, log2 (capped by the backend's max-ring-page-order). One
+ * page holds 32 requests; more lets deep queues of small requests stay
+ * on the ring, at the price of a bigger pool of granted pages.
+ */
+unsigned int xfab_bf_max_ring_order;
+module_param_named(max_ring_page_order, xfab_bf_max_ring_order, uint, 0444);
+MODULE_PARM_DESC(max_ring_page_order, "Ring pages at most, log2 (default 0, 0..4)");
+
+/*
+ * Segments per request when the backend takes indirect requests: 32
+ * makes 128 KiB requests. Each ring's pool can grow to slots x (this + 1)
+ * pages, so large values cost memory.
+ */
+unsigned int xfab_bf_max_indirect = 32;
+module_param_named(max_indirect_segments, xfab_bf_max_indirect, uint, 0444);
+MODULE_PARM_DESC(max_indirect_segments, "Segments per indirect request at most (default 32, 11..256)");
+
+static int __init xfab_bf_init(void)
+{
+	if (!xen_domain())
+		return -ENODEV;
+	if (!xfab_bf_max_queues || xfab_bf_max_queues > 16 ||
+	    xfab_bf_max_ring_order > XFAB_RING_MAX_ORDER ||
+	    xfab_bf_max_indirect < BLKIF_MAX_SEGMENTS_PER_REQUEST ||
+	    xfab_bf_max_indirect > XFAB_BF_MAX_SEGS) {
+		pr_err("xfab_blkfront: max_queues 1..16, max_ring_page_order 0..%u, max_indirect_segments %u..%u\n",
+		       XFAB_RING_MAX_ORDER, BLKIF_MAX_SEGMENTS_PER_REQUEST,
+		       XFAB_BF_MAX_SEGS);
+		return -EINVAL;
+	}
+	xfab_bf_stats_init();
+	return xfab_bf_xenbus_register();
+}
+
+static void __exit xfab_bf_exit(void)
+{
+	xfab_bf_xenbus_unregister();
+}
+
+module_init(xfab_bf_init);
+module_exit(xfab_bf_exit);
+MODULE_DESCRIPTION("xfab Xen PV block frontend (blkif compatible)");
+MODULE_LICENSE("Dual MIT/GPL");
+MODULE_ALIAS("xen:vbd");

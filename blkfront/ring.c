@@ -1,0 +1,492 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Requests onto the ring (queue_rq) and responses off it (the interrupt).
+ *
+ * Every segment goes through a page of the ring's pool: write data is
+ * copied in before the request is posted, read data copied out when the
+ * response comes. Pool pages are granted once and kept, so a backend
+ * with persistent grants maps each page once; the pool grows on demand
+ * (without sleeping: queue_rq holds the ring lock) up to what the ring
+ * can have in flight, and a request that finds no page is retried.
+ *
+ * A response is copied out of the ring, decoded by common/, and used only
+ * if its id is one we have in flight and its operation is the one we
+ * sent. Anything else means the backend is broken or hostile: the ring
+ * stops, and every request still on it fails.
+ */
+#include <linux/highmem.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include "common.h"
+
+/* The status a request ends with, kept in its blk-mq payload. */
+static blk_status_t *rq_status(struct request *rq)
+{
+	return blk_mq_rq_to_pdu(rq);
+}
+
+/* Pool pages one ring may ever need: every slot with its largest request. */
+static unsigned int pool_cap(const struct xfab_bf_ring *ring)
+{
+	return RING_SIZE(&ring->front) *
+	       (ring->info->segs + XFAB_BF_MAX_IND_PAGES);
+}
+
+/* A free pool page, or a new one granted now; NULL if none can be had. */
+static struct xfab_bf_gnt *gnt_get(struct xfab_bf_ring *ring)
+{
+	struct xfab_bf_gnt *g;
+	int ref;
+
+	g = list_first_entry_or_null(&ring->pool, struct xfab_bf_gnt, node);
+	if (g) {
+		list_del(&g->node);
+		return g;
+	}
+	if (ring->pool_total >= pool_cap(ring))
+		return NULL;
+	g = kzalloc(sizeof(*g), GFP_NOWAIT | __GFP_NOWARN);
+	if (!g)
+		return NULL;
+	g->page = alloc_page(GFP_NOWAIT | __GFP_NOWARN);
+	if (!g->page)
+		goto free;
+	ref = gnttab_grant_foreign_access(ring->info->xdev->otherend_id,
+					  xen_page_to_gfn(g->page), 0);
+	if (ref < 0)
+		goto free;
+	g->gref = ref;
+	ring->pool_total++;
+	ring->st.grants++;
+	return g;
+free:
+	if (g->page)
+		__free_page(g->page);
+	kfree(g);
+	return NULL;
+}
+
+static void gnts_put(struct xfab_bf_ring *ring, struct xfab_bf_gnt **g,
+		     unsigned int n)
+{
+	while (n--)
+		list_add(&g[n]->node, &ring->pool);
+}
+
+/* Fill the segment descriptors (ring slot or indirect page) and copy. */
+static void bf_segments(struct xfab_bf_ring *ring, struct xfab_bf_shadow *sh,
+			struct blkif_request_segment *seg, bool write)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sg(sh->sg, sg, sh->nr_segs, i) {
+		struct page *pool = sh->gnts[i]->page;
+		unsigned int off = sg->offset, len = sg->length;
+
+		if (write) {
+			void *src = kmap_local_page(sg_page(sg));
+
+			memcpy(page_address(pool) + off, src + off, len);
+			kunmap_local(src);
+			ring->st.bytes_copied += len;
+		}
+		seg[i].gref = sh->gnts[i]->gref;
+		seg[i].first_sect = off >> XFAB_BLK_SECTOR_SHIFT;
+		seg[i].last_sect = (off + len - 1) >> XFAB_BLK_SECTOR_SHIFT;
+	}
+}
+
+static blk_status_t bf_rw(struct xfab_bf_ring *ring, struct request *rq,
+			  struct xfab_bf_shadow *sh, struct blkif_request *slot,
+			  u16 id)
+{
+	struct xfab_bf_info *info = ring->info;
+	bool write = rq_data_dir(rq) == WRITE;
+	unsigned int i, n, need;
+	bool indirect;
+
+	sg_init_table(sh->sg, info->segs);
+	n = blk_rq_map_sg(rq->q, rq, sh->sg);
+	if (!n || n > info->segs)	/* our queue limits make this impossible */
+		return BLK_STS_IOERR;
+	indirect = n > BLKIF_MAX_SEGMENTS_PER_REQUEST;
+	need = n + indirect;
+	for (i = 0; i < need; i++) {
+		sh->gnts[i] = gnt_get(ring);
+		if (!sh->gnts[i]) {
+			gnts_put(ring, sh->gnts, i);
+			return BLK_STS_RESOURCE;
+		}
+	}
+	sh->nr_segs = n;
+	sh->nr_gnts = need;
+	sh->op = write ? BLKIF_OP_WRITE : BLKIF_OP_READ;
+	if (indirect) {
+		struct xfab_bf_gnt *ind = sh->gnts[n];
+
+		slot->operation = BLKIF_OP_INDIRECT;
+		slot->u.indirect.indirect_op = sh->op;
+		slot->u.indirect.nr_segments = n;
+		slot->u.indirect.id = id;
+		slot->u.indirect.sector_number = blk_rq_pos(rq);
+		slot->u.indirect.handle = info->vdevice;
+		slot->u.indirect.indirect_grefs[0] = ind->gref;
+		bf_segments(ring, sh, page_address(ind->page), write);
+		ring->st.indirect_req++;
+	} else {
+		slot->operation = sh->op;
+		slot->u.rw.nr_segments = n;
+		slot->u.rw.handle = info->vdevice;
+		slot->u.rw.id = id;
+		slot->u.rw.sector_number = blk_rq_pos(rq);
+		bf_segments(ring, sh, slot->u.rw.seg, write);
+	}
+	if (write) {
+		ring->st.wr_req++;
+		ring->st.wr_sect += blk_rq_sectors(rq);
+	} else {
+		ring->st.rd_req++;
+		ring->st.rd_sect += blk_rq_sectors(rq);
+	}
+	return BLK_STS_OK;
+}
+
+static blk_status_t bf_flush(struct xfab_bf_ring *ring,
+			     struct xfab_bf_shadow *sh,
+			     struct blkif_request *slot, u16 id)
+{
+	if (!ring->info->flush_op)
+		return BLK_STS_NOTSUPP;
+	sh->op = ring->info->flush_op;
+	slot->operation = sh->op;
+	slot->u.rw.nr_segments = 0;
+	slot->u.rw.handle = ring->info->vdevice;
+	slot->u.rw.id = id;
+	slot->u.rw.sector_number = 0;
+	ring->st.flush_req++;
+	return BLK_STS_OK;
+}
+
+static blk_status_t bf_discard(struct xfab_bf_ring *ring, struct request *rq,
+			       struct xfab_bf_shadow *sh,
+			       struct blkif_request *slot, u16 id)
+{
+	struct xfab_bf_info *info = ring->info;
+	bool secure = req_op(rq) == REQ_OP_SECURE_ERASE;
+
+	if (!info->feat.discard || (secure && !info->feat.discard_secure))
+		return BLK_STS_NOTSUPP;
+	sh->op = BLKIF_OP_DISCARD;
+	slot->operation = BLKIF_OP_DISCARD;
+	slot->u.discard.flag = secure ? BLKIF_DISCARD_SECURE : 0;
+	slot->u.discard.id = id;
+	slot->u.discard.sector_number = blk_rq_pos(rq);
+	slot->u.discard.nr_sectors = blk_rq_sectors(rq);
+	ring->st.discard_req++;
+	return BLK_STS_OK;
+}
+
+/* Build rq into the next free slot; the caller pushes it. */
+static blk_status_t bf_build(struct xfab_bf_ring *ring, struct request *rq)
+{
+	struct blkif_request *slot;
+	struct xfab_bf_shadow *sh;
+	blk_status_t st;
+	int id;
+
+	id = xfab_ids_get(&ring->ids);
+	if (id < 0)
+		return BLK_STS_RESOURCE;
+	sh = &ring->shadow[id];
+	sh->nr_gnts = 0;
+	sh->nr_segs = 0;
+	slot = RING_GET_REQUEST(&ring->front, ring->front.req_prod_pvt);
+	switch (req_op(rq)) {
+	case REQ_OP_READ:
+	case REQ_OP_WRITE:
+		st = bf_rw(ring, rq, sh, slot, id);
+		break;
+	case REQ_OP_FLUSH:
+		st = bf_flush(ring, sh, slot, id);
+		break;
+	case REQ_OP_DISCARD:
+	case REQ_OP_SECURE_ERASE:
+		st = bf_discard(ring, rq, sh, slot, id);
+		break;
+	default:
+		st = BLK_STS_NOTSUPP;
+		break;
+	}
+	if (st) {
+		xfab_ids_put(&ring->ids, id);	/* never posted */
+		return st;
+	}
+	sh->rq = rq;
+	ring->front.req_prod_pvt++;
+	return BLK_STS_OK;
+}
+
+static blk_status_t bf_queue_rq(struct blk_mq_hw_ctx *hctx,
+				const struct blk_mq_queue_data *bd)
+{
+	struct xfab_bf_ring *ring = hctx->driver_data;
+	unsigned long flags;
+	blk_status_t st;
+	int notify;
+
+	blk_mq_start_request(bd->rq);
+	spin_lock_irqsave(&ring->lock, flags);
+	if (ring->broken || !ring->info->connected) {
+		spin_unlock_irqrestore(&ring->lock, flags);
+		return BLK_STS_IOERR;
+	}
+	st = RING_FULL(&ring->front) ? BLK_STS_RESOURCE : bf_build(ring, bd->rq);
+	if (st == BLK_STS_RESOURCE) {
+		/* restarted by the interrupt once answers free room */
+		ring->st.busy++;
+		blk_mq_stop_hw_queue(hctx);
+		spin_unlock_irqrestore(&ring->lock, flags);
+		return BLK_STS_DEV_RESOURCE;
+	}
+	if (!st) {
+		RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&ring->front, notify);
+		if (notify) {
+			notify_remote_via_irq(ring->irq);
+			ring->st.kicks++;
+		}
+	}
+	spin_unlock_irqrestore(&ring->lock, flags);
+	return st;
+}
+
+/* A request answered: copy read data out, give its pages back. */
+static void bf_complete(struct xfab_bf_ring *ring, struct xfab_bf_shadow *sh,
+			s16 status)
+{
+	struct request *rq = sh->rq;
+	struct scatterlist *sg;
+	unsigned int i;
+
+	if (status == BLKIF_RSP_OKAY && sh->op == BLKIF_OP_READ) {
+		for_each_sg(sh->sg, sg, sh->nr_segs, i) {
+			void *dst = kmap_local_page(sg_page(sg));
+
+			memcpy(dst + sg->offset,
+			       page_address(sh->gnts[i]->page) + sg->offset,
+			       sg->length);
+			kunmap_local(dst);
+			ring->st.bytes_copied += sg->length;
+		}
+	}
+	gnts_put(ring, sh->gnts, sh->nr_gnts);
+	sh->nr_gnts = 0;
+	sh->rq = NULL;
+	if (status == BLKIF_RSP_EOPNOTSUPP) {
+		ring->st.notsupp++;
+		*rq_status(rq) = BLK_STS_NOTSUPP;
+	} else if (status != BLKIF_RSP_OKAY) {
+		ring->st.io_errors++;
+		*rq_status(rq) = BLK_STS_IOERR;
+	} else {
+		*rq_status(rq) = BLK_STS_OK;
+	}
+}
+
+/*
+ * The backend broke the protocol: no more I/O on this ring. Requests
+ * still on it fail; their pool pages are never reused (the backend may
+ * still write to them) and go back to Xen only at teardown.
+ */
+static void bf_break(struct xfab_bf_ring *ring, u64 *counter, const char *why,
+		     struct list_head *done)
+{
+	unsigned int id;
+
+	(*counter)++;
+	if (!ring->broken)
+		dev_err(&ring->info->xdev->dev, "ring %u: %s; failing its I/O\n",
+			ring->id, why);
+	ring->broken = true;
+	for (id = 0; id < ring->ids.nr; id++) {
+		struct xfab_bf_shadow *sh = &ring->shadow[id];
+
+		if (!sh->rq)
+			continue;
+		*rq_status(sh->rq) = BLK_STS_IOERR;
+		list_add_tail(&sh->rq->queuelist, done);
+		sh->rq = NULL;
+	}
+}
+
+/* Take every response the backend has written; ended ones go on done. */
+static bool bf_responses(struct xfab_bf_ring *ring, struct list_head *done)
+{
+	u8 raw[XFAB_BLK_RSP_BYTES];
+	struct xfab_blk_rsp rsp;
+	struct xfab_bf_shadow *sh;
+	bool any = false;
+	int more;
+	u32 n;
+
+	do {
+		RING_IDX prod = READ_ONCE(ring->front.sring->rsp_prod);
+
+		if (xfab_ring_rsps_pending(RING_SIZE(&ring->front), prod,
+					   ring->front.rsp_cons,
+					   ring->front.req_prod_pvt, &n)) {
+			bf_break(ring, &ring->st.fatal_ring,
+				 "response index past our requests", done);
+			return true;
+		}
+		virt_rmb();	/* the responses are read after the index */
+		for (; n; n--) {
+			memcpy(raw, RING_GET_RESPONSE(&ring->front,
+						      ring->front.rsp_cons),
+			       sizeof(raw));
+			ring->front.rsp_cons++;
+			any = true;
+			xfab_blk_rsp_decode(raw, &rsp);
+			if (rsp.id >= ring->ids.nr ||
+			    xfab_ids_put(&ring->ids, rsp.id)) {
+				bf_break(ring, &ring->st.fatal_id,
+					 "response for an id not in flight",
+					 done);
+				return true;
+			}
+			sh = &ring->shadow[rsp.id];
+			if (rsp.op != sh->op) {
+				bf_break(ring, &ring->st.fatal_op,
+					 "response with another operation",
+					 done);
+				return true;
+			}
+			list_add_tail(&sh->rq->queuelist, done);
+			bf_complete(ring, sh, rsp.status);
+		}
+		RING_FINAL_CHECK_FOR_RESPONSES(&ring->front, more);
+	} while (more);
+	return any;
+}
+
+irqreturn_t xfab_bf_interrupt(int irq, void *data)
+{
+	struct xfab_bf_ring *ring = data;
+	struct request *rq, *tmp;
+	unsigned long flags;
+	LIST_HEAD(done);
+	bool any = false;
+
+	spin_lock_irqsave(&ring->lock, flags);
+	ring->st.irqs++;
+	if (!ring->broken && ring->info->connected)
+		any = bf_responses(ring, &done);
+	if (!any)
+		ring->st.spurious++;
+	spin_unlock_irqrestore(&ring->lock, flags);
+	list_for_each_entry_safe(rq, tmp, &done, queuelist) {
+		list_del_init(&rq->queuelist);
+		blk_mq_end_request(rq, *rq_status(rq));
+	}
+	if (any && ring->info->gd)
+		blk_mq_start_stopped_hw_queues(ring->info->gd->queue, true);
+	xen_irq_lateeoi(irq, any ? 0 : XEN_EOI_FLAG_SPURIOUS);
+	return IRQ_HANDLED;
+}
+
+static int bf_init_hctx(struct blk_mq_hw_ctx *hctx, void *data,
+			unsigned int idx)
+{
+	struct xfab_bf_info *info = data;
+
+	hctx->driver_data = &info->rings[idx];
+	return 0;
+}
+
+const struct blk_mq_ops xfab_bf_mq_ops = {
+	.queue_rq = bf_queue_rq,
+	.init_hctx = bf_init_hctx,
+};
+
+/* Per-slot state, sized by the ring and the negotiated segments. */
+int xfab_bf_ring_setup(struct xfab_bf_ring *ring)
+{
+	unsigned int size = RING_SIZE(&ring->front), i;
+
+	ring->id_link = kvcalloc(size, sizeof(*ring->id_link), GFP_KERNEL);
+	ring->id_busy = kvcalloc(size, sizeof(*ring->id_busy), GFP_KERNEL);
+	ring->shadow = kvcalloc(size, sizeof(*ring->shadow), GFP_KERNEL);
+	if (!ring->id_link || !ring->id_busy || !ring->shadow)
+		return -ENOMEM;
+	for (i = 0; i < size; i++) {
+		struct xfab_bf_shadow *sh = &ring->shadow[i];
+
+		sh->gnts = kvcalloc(XFAB_BF_MAX_SEGS + XFAB_BF_MAX_IND_PAGES,
+				    sizeof(*sh->gnts), GFP_KERNEL);
+		sh->sg = kvcalloc(XFAB_BF_MAX_SEGS, sizeof(*sh->sg),
+				  GFP_KERNEL);
+		if (!sh->gnts || !sh->sg)
+			return -ENOMEM;
+	}
+	return xfab_ids_init(&ring->ids, size, ring->id_link, ring->id_busy);
+}
+
+/*
+ * Take every request off a ring whose channel is unbound, onto list (NULL:
+ * there can be none). Their pages go back to the pool, except on a
+ * broken ring, where the backend may still write them.
+ */
+void xfab_bf_ring_drain(struct xfab_bf_ring *ring, struct list_head *list)
+{
+	unsigned int id;
+
+	spin_lock_irq(&ring->lock);
+	for (id = 0; list && id < RING_SIZE(&ring->front); id++) {
+		struct xfab_bf_shadow *sh = &ring->shadow[id];
+
+		if (!sh->rq)
+			continue;
+		list_add_tail(&sh->rq->queuelist, list);
+		sh->rq = NULL;
+		if (!ring->broken) {
+			gnts_put(ring, sh->gnts, sh->nr_gnts);
+			sh->nr_gnts = 0;
+		}
+	}
+	spin_unlock_irq(&ring->lock);
+}
+
+/*
+ * After the channel is unbound: pool pages go back to Xen, which frees
+ * each once the backend has unmapped it (at once if it never mapped).
+ */
+void xfab_bf_ring_free(struct xfab_bf_ring *ring)
+{
+	struct xfab_bf_gnt *g, *tmp;
+	unsigned int i;
+
+	list_for_each_entry_safe(g, tmp, &ring->pool, node) {
+		list_del(&g->node);
+		gnttab_end_foreign_access(g->gref, g->page);
+		kfree(g);
+	}
+	for (i = 0; ring->shadow && i < RING_SIZE(&ring->front); i++) {
+		struct xfab_bf_shadow *sh = &ring->shadow[i];
+
+		/* a broken ring's in-flight pages: still the backend's */
+		while (sh->gnts && sh->nr_gnts) {
+			g = sh->gnts[--sh->nr_gnts];
+			gnttab_end_foreign_access(g->gref, g->page);
+			kfree(g);
+		}
+		kvfree(sh->gnts);
+		kvfree(sh->sg);
+	}
+	kvfree(ring->shadow);
+	kvfree(ring->id_link);
+	kvfree(ring->id_busy);
+	ring->shadow = NULL;
+	ring->id_link = NULL;
+	ring->id_busy = NULL;
+	ring->pool_total = 0;
+}

@@ -1,0 +1,19 @@
+#!/bin/bash
+# 031 block interop: frontend xfab_blkfront, backend xen-blkback
+# Objective: one cell of the {stock, xfab} x {stock, xfab} blkif matrix
+#   (see 030): drivers bound; the fio verify matrix on the RAM disk, a
+#   64 KiB random read/write verify and ext4 with a copy of /usr,
+#   e2fsck clean, read back equal, on the file; a discard of the file.
+#   xfab_blkfront's counters must show reads, writes, flushes, indirect
+#   requests and the discard went through it, with no I/O error and no
+#   protocol break by the backend.
+# Topology: dom0 (xen-blkback; brd /dev/ram0 and a 256 MiB file) <->
+#   domU d1 (xfab_blkfront, 2 vCPUs, no network), disks xvdb (ram0) and
+#   xvdc (the file).
+. /xfab/guest/lib.sh
+. /xfab/guest/blk.sh
+
+blk_interop xfab_blkfront xen-blkback
+domu_must d1 120 "blkdiscard /dev/xvdc" >/dev/null || exit $?
+blk_front_checks d1
+pass "xfab_blkfront <-> xen-blkback: fio verify, ext4 tree + fsck, discard; flush and indirect used"

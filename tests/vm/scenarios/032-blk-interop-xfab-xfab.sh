@@ -1,0 +1,20 @@
+#!/bin/bash
+# 032 block interop: frontend xfab_blkfront, backend xfab_blkback
+# Objective: the xfab x xfab cell of the blkif matrix (see 030): drivers
+#   bound; the fio verify matrix on the RAM disk, a 64 KiB random
+#   read/write verify and ext4 with a copy of /usr, e2fsck clean, read
+#   back equal, on the file; a discard of the file. Both ends' counters
+#   must show the traffic, persistent grants reused by the backend (the
+#   frontend's pool pages), and no refused, failed or protocol-breaking
+#   request.
+# Topology: dom0 (xfab_blkback; brd /dev/ram0 and a 256 MiB file) <->
+#   domU d1 (xfab_blkfront, 2 vCPUs, no network), disks xvdb (ram0) and
+#   xvdc (the file).
+. /xfab/guest/lib.sh
+. /xfab/guest/blk.sh
+
+blk_interop xfab_blkfront xfab_blkback
+blk_discard d1 xvdc
+blk_front_checks d1
+blk_back_checks d1
+pass "xfab_blkfront <-> xfab_blkback: fio verify, ext4 tree + fsck, discard; both ends' counters"
