@@ -227,24 +227,38 @@ static blk_status_t bf_build(struct xfab_bf_ring *ring, struct request *rq)
 	return BLK_STS_OK;
 }
 
+/*
+ * The rings are looked up through info at every call: resume replaces
+ * them. Teardown clears info->connected and then quiesces the queue, so
+ * a call that saw it set finishes before the rings go.
+ */
 static blk_status_t bf_queue_rq(struct blk_mq_hw_ctx *hctx,
 				const struct blk_mq_queue_data *bd)
 {
-	struct xfab_bf_ring *ring = hctx->driver_data;
+	struct xfab_bf_info *info = hctx->queue->queuedata;
+	struct xfab_bf_ring *ring;
 	unsigned long flags;
 	blk_status_t st;
 	int notify;
 
 	blk_mq_start_request(bd->rq);
+	if (!READ_ONCE(info->connected) || hctx->queue_num >= info->nr_rings)
+		return BLK_STS_IOERR;
+	ring = &info->rings[hctx->queue_num];
 	spin_lock_irqsave(&ring->lock, flags);
-	if (ring->broken || !ring->info->connected) {
+	if (ring->broken) {
 		spin_unlock_irqrestore(&ring->lock, flags);
 		return BLK_STS_IOERR;
 	}
 	st = RING_FULL(&ring->front) ? BLK_STS_RESOURCE : bf_build(ring, bd->rq);
 	if (st == BLK_STS_RESOURCE) {
-		/* restarted by the interrupt once answers free room */
 		ring->st.busy++;
+		if (!ring->ids.in_flight) {
+			/* no answer will come to restart us: blk-mq retries */
+			spin_unlock_irqrestore(&ring->lock, flags);
+			return BLK_STS_RESOURCE;
+		}
+		/* restarted by the interrupt once answers free room */
 		blk_mq_stop_hw_queue(hctx);
 		spin_unlock_irqrestore(&ring->lock, flags);
 		return BLK_STS_DEV_RESOURCE;
@@ -394,18 +408,8 @@ irqreturn_t xfab_bf_interrupt(int irq, void *data)
 	return IRQ_HANDLED;
 }
 
-static int bf_init_hctx(struct blk_mq_hw_ctx *hctx, void *data,
-			unsigned int idx)
-{
-	struct xfab_bf_info *info = data;
-
-	hctx->driver_data = &info->rings[idx];
-	return 0;
-}
-
 const struct blk_mq_ops xfab_bf_mq_ops = {
 	.queue_rq = bf_queue_rq,
-	.init_hctx = bf_init_hctx,
 };
 
 /* Per-slot state, sized by the ring and the negotiated segments. */

@@ -316,7 +316,7 @@ static void bf_connect(struct xfab_bf_info *info)
 	err = be_disk(info);
 	if (err)
 		return;
-	info->connected = true;
+	WRITE_ONCE(info->connected, true);
 	if (info->gd) {
 		set_capacity_and_notify(info->gd, info->feat.sectors);
 		xenbus_switch_state(xdev, XenbusStateConnected);
@@ -326,7 +326,7 @@ static void bf_connect(struct xfab_bf_info *info)
 	xenbus_switch_state(xdev, XenbusStateConnected);
 	err = xfab_bf_disk_add(info);
 	if (err) {
-		info->connected = false;
+		WRITE_ONCE(info->connected, false);
 		xenbus_dev_fatal(xdev, err, "adding disk %s", info->disk_name);
 		return;
 	}
@@ -346,7 +346,12 @@ static void bf_teardown(struct xfab_bf_info *info)
 	struct request *rq, *tmp;
 	LIST_HEAD(left);
 
-	info->connected = false;
+	WRITE_ONCE(info->connected, false);
+	/* no queue_rq still on the rings once this returns */
+	if (info->gd && !info->quiesced) {
+		blk_mq_quiesce_queue(info->gd->queue);
+		info->quiesced = true;
+	}
 	bf_free_rings(info, &left);
 	list_for_each_entry_safe(rq, tmp, &left, queuelist) {
 		list_del_init(&rq->queuelist);
@@ -390,7 +395,7 @@ static int bf_resume(struct xenbus_device *xdev)
 	LIST_HEAD(left);
 	int err;
 
-	info->connected = false;
+	WRITE_ONCE(info->connected, false);
 	if (info->gd && !info->quiesced) {
 		blk_mq_quiesce_queue(info->gd->queue);
 		info->quiesced = true;
