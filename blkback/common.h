@@ -114,7 +114,6 @@ struct xfab_bb_ring {
 	unsigned int id;
 	struct blkif_back_ring back;	/* native (x86_64) layout only */
 	void *sring_addr;		/* xenbus_map_ring_valloc()ed */
-	unsigned int nr_ring_pages;
 	int irq;
 	char name[32];			/* irq and thread: xfab-blkD.H-R */
 	struct task_struct *thread;

@@ -438,7 +438,6 @@ int xfab_bb_ring_connect(struct xfab_bb_ring *ring, const grant_ref_t *refs,
 		goto fail;
 	BACK_RING_INIT(&ring->back, (struct blkif_sring *)ring->sring_addr,
 		       XEN_PAGE_SIZE * nr_refs);
-	ring->nr_ring_pages = nr_refs;
 	err = bb_pool_alloc(ring);
 	if (err)
 		goto fail;

@@ -19,6 +19,7 @@
 #include <xen/interface/io/protocols.h>
 #include "common.h"
 #include "xfab_xenbus.h"
+#include "xfab_xs.h"
 
 struct bb_backend {
 	struct xfab_bb_dev dev;
@@ -37,27 +38,6 @@ static void bb_publish(struct bb_backend *be, enum xenbus_state s)
 }
 
 /* ---- the disk (our toolstack's keys: trusted, but checked for typos) ---- */
-
-/* Write a set of keys in one transaction, again while it races. */
-static int xs_write(int (*keys)(struct xenbus_transaction t, void *arg),
-		    void *arg)
-{
-	struct xenbus_transaction t;
-	int err;
-
-	do {
-		err = xenbus_transaction_start(&t);
-		if (err)
-			return err;
-		err = keys(t, arg);
-		if (err) {
-			xenbus_transaction_end(t, 1);
-			return err;
-		}
-		err = xenbus_transaction_end(t, 0);
-	} while (err == -EAGAIN);
-	return err;
-}
 
 static int bb_disk_keys(struct xenbus_transaction t, void *arg)
 {
@@ -161,7 +141,7 @@ static int bb_open_disk(struct bb_backend *be, dev_t devt)
 	dev->devt = devt;
 	dev->have_disk = true;
 	bb_limits(dev, write);
-	err = xs_write(bb_disk_keys, dev);
+	err = xfab_xs_write(bb_disk_keys, dev);
 	if (err)
 		xenbus_dev_fatal(xdev, err, "writing the disk's keys");
 	return err;
@@ -471,7 +451,7 @@ static int bb_probe(struct xenbus_device *xdev,
 	be->dev.handle = handle;
 	atomic_inc(&xfab_bb_totals.devices);
 	be->counted = true;
-	err = xs_write(bb_feature_keys, xdev);
+	err = xfab_xs_write(bb_feature_keys, xdev);
 	if (err) {
 		xenbus_dev_fatal(xdev, err, "writing features");
 		goto fail;

@@ -40,8 +40,6 @@
 /* Segments we ever put in one request (indirect pages hold 512 each). */
 #define XFAB_BF_MAX_SEGS XFAB_BLK_MAX_INDIRECT_SEGS
 #define XFAB_BF_MAX_IND_PAGES 1
-/* Ring slots of the biggest ring (order 4). */
-#define XFAB_BF_MAX_SLOTS (32U << XFAB_RING_MAX_ORDER)
 
 extern unsigned int xfab_bf_max_queues;
 extern unsigned int xfab_bf_max_ring_order;

@@ -227,6 +227,18 @@ static blk_status_t bf_build(struct xfab_bf_ring *ring, struct request *rq)
 	return BLK_STS_OK;
 }
 
+/* Make the requests built so far visible; kick if the backend asked. */
+static void bf_push(struct xfab_bf_ring *ring)
+{
+	int notify;
+
+	RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&ring->front, notify);
+	if (notify) {
+		notify_remote_via_irq(ring->irq);
+		ring->st.kicks++;
+	}
+}
+
 /*
  * The rings are looked up through info at every call: resume replaces
  * them. Teardown clears info->connected and then quiesces the queue, so
@@ -239,7 +251,6 @@ static blk_status_t bf_queue_rq(struct blk_mq_hw_ctx *hctx,
 	struct xfab_bf_ring *ring;
 	unsigned long flags;
 	blk_status_t st;
-	int notify;
 
 	blk_mq_start_request(bd->rq);
 	if (!READ_ONCE(info->connected) || hctx->queue_num >= info->nr_rings)
@@ -251,6 +262,13 @@ static blk_status_t bf_queue_rq(struct blk_mq_hw_ctx *hctx,
 		return BLK_STS_IOERR;
 	}
 	st = RING_FULL(&ring->front) ? BLK_STS_RESOURCE : bf_build(ring, bd->rq);
+	/*
+	 * Publish and kick once per blk-mq batch (its last request), or now
+	 * if this one is refused: requests built so far must reach the
+	 * backend before we wait for its answers.
+	 */
+	if (bd->last || st)
+		bf_push(ring);
 	if (st == BLK_STS_RESOURCE) {
 		ring->st.busy++;
 		if (!ring->ids.in_flight) {
@@ -263,15 +281,24 @@ static blk_status_t bf_queue_rq(struct blk_mq_hw_ctx *hctx,
 		spin_unlock_irqrestore(&ring->lock, flags);
 		return BLK_STS_DEV_RESOURCE;
 	}
-	if (!st) {
-		RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&ring->front, notify);
-		if (notify) {
-			notify_remote_via_irq(ring->irq);
-			ring->st.kicks++;
-		}
-	}
 	spin_unlock_irqrestore(&ring->lock, flags);
 	return st;
+}
+
+/* blk-mq's batch ended early (a request was refused): publish the rest. */
+static void bf_commit_rqs(struct blk_mq_hw_ctx *hctx)
+{
+	struct xfab_bf_info *info = hctx->queue->queuedata;
+	struct xfab_bf_ring *ring;
+	unsigned long flags;
+
+	if (!READ_ONCE(info->connected) || hctx->queue_num >= info->nr_rings)
+		return;
+	ring = &info->rings[hctx->queue_num];
+	spin_lock_irqsave(&ring->lock, flags);
+	if (!ring->broken)
+		bf_push(ring);
+	spin_unlock_irqrestore(&ring->lock, flags);
 }
 
 /* A request answered: copy read data out, give its pages back. */
@@ -410,6 +437,7 @@ irqreturn_t xfab_bf_interrupt(int irq, void *data)
 
 const struct blk_mq_ops xfab_bf_mq_ops = {
 	.queue_rq = bf_queue_rq,
+	.commit_rqs = bf_commit_rqs,
 };
 
 /* Per-slot state, sized by the ring and the negotiated segments. */

@@ -18,6 +18,7 @@
 #include <linux/slab.h>
 #include <xen/interface/io/protocols.h>
 #include "common.h"
+#include "xfab_xs.h"
 
 /* xvd naming: 0 -> xvda, 25 -> xvdz, 26 -> xvdaa, ... */
 static void bf_disk_name(unsigned int index, char *buf, size_t len)
@@ -143,8 +144,9 @@ static int bf_ring_keys(struct xenbus_transaction t, struct xfab_bf_info *info,
 				    ring->evtchn);
 }
 
-static int bf_keys(struct xenbus_transaction t, struct xfab_bf_info *info)
+static int bf_keys(struct xenbus_transaction t, void *arg)
 {
+	struct xfab_bf_info *info = arg;
 	const char *node = info->xdev->nodename;
 	unsigned int i;
 	char *dir;
@@ -167,25 +169,6 @@ static int bf_keys(struct xenbus_transaction t, struct xfab_bf_info *info)
 			    -ENOMEM;
 		kfree(dir);
 	}
-	return err;
-}
-
-static int bf_write_keys(struct xfab_bf_info *info)
-{
-	struct xenbus_transaction t;
-	int err;
-
-	do {
-		err = xenbus_transaction_start(&t);
-		if (err)
-			return err;
-		err = bf_keys(t, info);
-		if (err) {
-			xenbus_transaction_end(t, 1);
-			return err;
-		}
-		err = xenbus_transaction_end(t, 0);
-	} while (err == -EAGAIN);
 	return err;
 }
 
@@ -243,7 +226,7 @@ static int bf_talk(struct xfab_bf_info *info)
 	for (err = 0, i = 0; !err && i < nr; i++)
 		err = bf_ring_up(info, &info->rings[i]);
 	if (!err)
-		err = bf_write_keys(info);
+		err = xfab_xs_write(bf_keys, info);
 	if (err) {
 		xenbus_dev_fatal(info->xdev, err, "setting up %u ring(s)", nr);
 		return err;
@@ -340,14 +323,17 @@ static void bf_connect(struct xfab_bf_info *info)
 		 info->feat.persistent ? "on" : "off");
 }
 
-/* Everything down: failing what is in flight; idempotent. */
-static void bf_teardown(struct xfab_bf_info *info)
+/*
+ * Stop I/O and free the rings: no queue_rq is on them once the queue is
+ * quiesced. What was in flight is requeued (resume) or failed (going
+ * away). The queue stays quiesced; idempotent.
+ */
+static void bf_stop(struct xfab_bf_info *info, bool requeue)
 {
 	struct request *rq, *tmp;
 	LIST_HEAD(left);
 
 	WRITE_ONCE(info->connected, false);
-	/* no queue_rq still on the rings once this returns */
 	if (info->gd && !info->quiesced) {
 		blk_mq_quiesce_queue(info->gd->queue);
 		info->quiesced = true;
@@ -355,8 +341,18 @@ static void bf_teardown(struct xfab_bf_info *info)
 	bf_free_rings(info, &left);
 	list_for_each_entry_safe(rq, tmp, &left, queuelist) {
 		list_del_init(&rq->queuelist);
-		blk_mq_end_request(rq, BLK_STS_IOERR);
+		if (requeue)
+			blk_mq_requeue_request(rq, false);
+		else
+			blk_mq_end_request(rq, BLK_STS_IOERR);
 	}
+}
+
+/* Everything down: failing what is in flight; idempotent. */
+static void bf_teardown(struct xfab_bf_info *info)
+{
+	bf_stop(info, false);
+	/* later calls find connected clear and fail at once */
 	if (info->gd && info->quiesced)
 		blk_mq_unquiesce_queue(info->gd->queue);
 	info->quiesced = false;
@@ -391,20 +387,9 @@ static void bf_backend_changed(struct xenbus_device *xdev,
 static int bf_resume(struct xenbus_device *xdev)
 {
 	struct xfab_bf_info *info = dev_get_drvdata(&xdev->dev);
-	struct request *rq, *tmp;
-	LIST_HEAD(left);
 	int err;
 
-	WRITE_ONCE(info->connected, false);
-	if (info->gd && !info->quiesced) {
-		blk_mq_quiesce_queue(info->gd->queue);
-		info->quiesced = true;
-	}
-	bf_free_rings(info, &left);
-	list_for_each_entry_safe(rq, tmp, &left, queuelist) {
-		list_del_init(&rq->queuelist);
-		blk_mq_requeue_request(rq, false);
-	}
+	bf_stop(info, true);	/* bf_connect unquiesces and kicks */
 	err = bf_talk(info);
 	if (err)
 		bf_free_rings(info, NULL);

@@ -8,20 +8,7 @@ BLK_FILE=$W/blk-xvdc.img
 BLK_SIZE_MB=${BLK_SIZE_MB:-256}
 
 # Make NAME (xen-blkback or xfab_blkback) the only vbd backend in dom0.
-# Call with no vbd in use; the other one is unloaded.
-blk_use_backend() {
-	if [ "$1" = xfab_blkback ]; then
-		# udev would load the stock module for the next vbd (its alias)
-		echo "blacklist xen_blkback" >/etc/modprobe.d/xfab-blk-test.conf
-		modprobe -r xen-blkback 2>/dev/null
-		lsmod | grep -q '^xen_blkback ' && error "xen-blkback would not unload"
-		lsmod | grep -q '^xfab_blkback ' || load_backend xfab_blkback
-	else
-		rm -f /etc/modprobe.d/xfab-blk-test.conf
-		lsmod | grep -q '^xfab_blkback ' && must rmmod xfab_blkback
-		load_backend xen-blkback
-	fi
-}
+blk_use_backend() { use_backend xen-blkback xfab_blkback "$1"; }
 
 # A fresh RAM disk and a fresh sparse file, both BLK_SIZE_MB.
 blk_make_disks() {
@@ -125,12 +112,13 @@ blk_fs_tree() {
 	figure "ext4_tree_files_$dev" "$(echo "$out" | grep -E '^[0-9]+$' | tail -n 1)"
 }
 
-# blk_discard NAME DEV: blkdiscard the whole disk; the backend must have
-# counted discards (only where it offered the feature).
+# blk_discard NAME DEV: blkdiscard the whole disk; an xfab backend must
+# have counted discards (only where it offered the feature).
 blk_discard() {
 	local name=$1 dev=$2 before after
 	before=$(blk_stat "$name" "$dev" discard_req)
 	domu_must "$name" 120 "blkdiscard /dev/$dev" >/dev/null || exit $?
+	lsmod | grep -q '^xfab_blkback ' || return 0
 	after=$(blk_stat "$name" "$dev" discard_req)
 	[ "$after" -gt "$before" ] || fail "blkdiscard on $dev: backend discard_req $before -> $after"
 	figure "discard_req_$dev" $((after - before))

@@ -295,21 +295,26 @@ net_driver() {
 	fi
 }
 
-# Make NAME (xen-netback or xfab_netback) the only vif backend in dom0.
-# Call with no vif in use; the other one is unloaded.
-net_use_backend() {
-	if [ "$1" = xfab_netback ]; then
-		# udev would load the stock module for the next vif (its alias)
-		echo "blacklist xen_netback" >/etc/modprobe.d/xfab-test.conf
-		modprobe -r xen-netback 2>/dev/null
-		lsmod | grep -q '^xen_netback ' && error "xen-netback would not unload"
-		lsmod | grep -q '^xfab_netback ' || load_backend xfab_netback
+# use_backend STOCK XFAB WANT: make WANT (STOCK, e.g. xen-netback, or
+# XFAB, e.g. xfab_netback) the only backend of its device type in dom0.
+# Call with no such device in use; the other module is unloaded.
+use_backend() {
+	local stock=$1 xfab=$2 conf=/etc/modprobe.d/xfab-test-${1}.conf
+	if [ "$3" = "$xfab" ]; then
+		# udev would load the stock module for the next device (its alias)
+		echo "blacklist ${stock//-/_}" >"$conf"
+		modprobe -r "$stock" 2>/dev/null
+		lsmod | grep -q "^${stock//-/_} " && error "$stock would not unload"
+		lsmod | grep -q "^$xfab " || load_backend "$xfab"
 	else
-		rm -f /etc/modprobe.d/xfab-test.conf
-		lsmod | grep -q '^xfab_netback ' && must rmmod xfab_netback
-		load_backend xen-netback
+		rm -f "$conf"
+		lsmod | grep -q "^$xfab " && must rmmod "$xfab"
+		load_backend "$stock"
 	fi
 }
+
+# Make NAME (xen-netback or xfab_netback) the only vif backend in dom0.
+net_use_backend() { use_backend xen-netback xfab_netback "$1"; }
 
 # Sum of the event-channel interrupts of dom0 IRQs whose name matches.
 irq_count() {
