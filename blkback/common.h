@@ -36,6 +36,8 @@
 #include "xfab_compat.h"
 #include "xfab_ring.h"
 #include "xfab_blkif.h"
+#include "xfab_gcache.h"
+#include "xfab_poll.h"
 
 /* Pages one request maps: its segments (indirect pages map apart). */
 #define XFAB_BB_MAX_PAGES XFAB_BLK_MAX_INDIRECT_SEGS
@@ -49,6 +51,11 @@ extern unsigned int xfab_bb_max_indirect;
 extern unsigned int xfab_bb_max_pgrants;
 extern bool xfab_bb_persistent;
 extern bool xfab_bb_discard;
+extern unsigned int xfab_bb_ro_max;
+extern unsigned int xfab_bb_ro_idle_ms;
+extern unsigned int xfab_bb_poll_us;
+
+#define XFAB_BB_RO_LIMIT 65536u
 
 /*
  * What the module holds right now, over all devices: after the last
@@ -74,6 +81,13 @@ struct xfab_bb_stats {
 	u64 map_calls, unmap_calls;	/* hypercalls */
 	u64 pgrant_hits;		/* a segment found its page mapped */
 	u64 pool_waits;		/* ring had requests, all slots were busy */
+	/* xfab frontends: read-only mappings of write data, polling */
+	u64 ro_hits;		/* a write segment found its page mapped */
+	u64 ro_maps;		/* read-only mappings made to keep */
+	u64 ro_evictions;	/* kept mappings dropped for a newer one */
+	u64 ro_purged;		/* kept mappings dropped when idle */
+	u64 ro_full;		/* every kept mapping busy: mapped once */
+	u64 polls, poll_found, poll_empty;
 	u64 err[XFAB_BLK_NR_ERRS];	/* refused requests by reason */
 };
 
@@ -91,6 +105,13 @@ struct xfab_bb_page {
 	grant_ref_t gref;
 	grant_handle_t handle;	/* valid while mapped for this request only */
 	bool persistent;
+	u32 ro_slot;		/* kept read-only mapping it pins, or NONE */
+};
+
+/* A kept read-only mapping: one slot of ring->ro. */
+struct xfab_bb_romap {
+	struct page *page;	/* NULL until (unless) the map succeeded */
+	grant_handle_t handle;
 };
 
 /* A request in flight: a pool entry per ring slot. */
@@ -134,6 +155,20 @@ struct xfab_bb_ring {
 	struct rb_root pgrants;		/* thread only */
 	unsigned int nr_pgrants;
 	bool persistent;		/* negotiated */
+	/*
+	 * An xfab frontend in relaxed trust grants the pages it writes from
+	 * read-only and keeps the grants: we keep their mappings in ro
+	 * (keyed by gref, thread only), so its writes are read in place.
+	 */
+	bool ro_on;
+	struct xfab_gcache ro;
+	struct xfab_gc_ent *ro_ent;
+	u32 *ro_bucket;
+	struct xfab_bb_romap *ro_map;
+	struct xfab_bb_romap *ro_evict;	/* one request's evictions */
+	unsigned long ro_purge_at;	/* jiffies of the next idle purge */
+	bool polling;			/* an xfab frontend: poll the ring */
+	struct xfab_poll poll;		/* budget in ns */
 	struct gnttab_page_cache page_cache;
 	bool cache_ready;
 	/* Scratch for one request's map/unmap batch (thread only). */
@@ -182,6 +217,9 @@ int xfab_bb_map(struct xfab_bb_ring *ring, struct xfab_bb_page *pages,
 void xfab_bb_unmap(struct xfab_bb_ring *ring, struct xfab_bb_page *pages,
 		   unsigned int n);
 void xfab_bb_pgrants_free(struct xfab_bb_ring *ring);
+int xfab_bb_ro_init(struct xfab_bb_ring *ring, unsigned int cap);
+void xfab_bb_ro_purge(struct xfab_bb_ring *ring);
+void xfab_bb_ro_free(struct xfab_bb_ring *ring);
 
 /* stats.c */
 extern const struct attribute_group *xfab_bb_groups[];

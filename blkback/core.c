@@ -3,3 +3,5 @@
 #include "../common/xfab_ring.c"
 #include "../common/xfab_blkif.c"
 #include "../common/xfab_xenbus.c"
+#include "../common/xfab_gcache.c"
+#include "../common/xfab_poll.c"

@@ -7,6 +7,12 @@
  * in steady state. Past max_persistent_grants, or without the feature, a
  * page is mapped for one request and unmapped when it completes.
  *
+ * An xfab frontend in relaxed trust writes from its own pages, granted
+ * read-only once and kept: a write segment that is not a persistent
+ * grant is looked up in (or mapped read-only into) ring->ro, a bounded
+ * cache of kept mappings that the thread also purges when idle. A slot
+ * a request uses is pinned until the request is answered.
+ *
  * All of it runs in the ring's thread (or in disconnect after the thread
  * stopped), so the tree and the scratch arrays need no lock.
  */
@@ -58,6 +64,32 @@ static unsigned long page_kaddr(struct page *page)
 	return (unsigned long)pfn_to_kaddr(page_to_pfn(page));
 }
 
+/* Queue the unmap of one mapping as operation nr of the next batch. */
+static void unmap_queue(struct xfab_bb_ring *ring, unsigned int nr,
+			struct page *page, grant_handle_t handle)
+{
+	gnttab_set_unmap_op(&ring->unmap_ops[nr], page_kaddr(page),
+			    GNTMAP_host_map, handle);
+	ring->batch_pages[nr] = page;
+}
+
+/* Unmap the nr operations queued; their pages go back to the cache. */
+static void unmap_batch(struct xfab_bb_ring *ring, unsigned int nr)
+{
+	if (!nr)
+		return;
+	ring->st.unmap_calls++;
+	if (gnttab_unmap_refs(ring->unmap_ops, NULL, ring->batch_pages, nr)) {
+		/* The pages may still be the guest's: leak, never reuse. */
+		pr_err_ratelimited("xfab_blkback: unmapping %u grants failed\n",
+				   nr);
+		return;
+	}
+	ring->st.grant_unmaps += nr;
+	atomic_long_sub(nr, &xfab_bb_totals.grants_mapped);
+	gnttab_page_cache_put(&ring->page_cache, ring->batch_pages, nr);
+}
+
 /* Keep a page just mapped read-write as persistent, if there is room. */
 static void pg_keep(struct xfab_bb_ring *ring, struct xfab_bb_page *p)
 {
@@ -93,8 +125,55 @@ static int map_prepare(struct xfab_bb_ring *ring, struct xfab_bb_page *p,
 }
 
 /*
+ * A write segment of a relaxed-trust frontend: its kept mapping (a hit;
+ * the page is NULL if the map is still queued in this batch), or a slot
+ * to map it into (*miss). The slot is pinned for the request. NONE if
+ * every slot is pinned: the page is then mapped for this request only.
+ */
+static u32 ro_lookup(struct xfab_bb_ring *ring, struct xfab_bb_page *p,
+		     unsigned int *nevict, bool *miss)
+{
+	u64 now = get_jiffies_64(), old;
+	bool evicted;
+	u32 s;
+
+	*miss = false;
+	s = xfab_gc_find(&ring->ro, p->gref, now);
+	if (s != XFAB_GC_NONE) {
+		ring->st.ro_hits++;
+	} else {
+		s = xfab_gc_insert(&ring->ro, p->gref, now, &evicted, &old);
+		if (s == XFAB_GC_NONE) {
+			ring->st.ro_full++;
+			return s;
+		}
+		if (evicted && ring->ro_map[s].page) {
+			ring->ro_evict[(*nevict)++] = ring->ro_map[s];
+			ring->st.ro_evictions++;
+		}
+		ring->ro_map[s].page = NULL;
+		*miss = true;
+	}
+	xfab_gc_pin(&ring->ro, s);
+	p->ro_slot = s;
+	p->page = ring->ro_map[s].page;
+	return s;
+}
+
+/* Unmap the kept mappings ro_lookup() evicted for this request. */
+static void ro_evict_flush(struct xfab_bb_ring *ring, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		unmap_queue(ring, i, ring->ro_evict[i].page,
+			    ring->ro_evict[i].handle);
+	unmap_batch(ring, n);
+}
+
+/*
  * Map grefs[0..n) into pages[0..n). ro: the request only reads guest
- * memory (a write to disk), so a non-persistent mapping can be
+ * memory (a write to disk), so a mapping that is not persistent can be
  * read-only; persistent ones are always writable as they serve reads
  * later. Returns 0, or -EIO/-ENOMEM with the entries that did map left in
  * pages[] for xfab_bb_unmap() (which the caller always runs).
@@ -102,12 +181,14 @@ static int map_prepare(struct xfab_bb_ring *ring, struct xfab_bb_page *p,
 int xfab_bb_map(struct xfab_bb_ring *ring, struct xfab_bb_page *pages,
 		const grant_ref_t *grefs, unsigned int n, bool ro)
 {
-	bool *keep = ring->batch_keep;
-	unsigned int i, j, nr = 0, room;
-	int err = 0, ret;
+	bool *keep = ring->batch_keep, miss;
+	unsigned int i, j, nr = 0, room, nevict = 0;
+	int err = 0, ret = 0;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		pages[i].page = NULL;	/* what the caller's unmap skips */
+		pages[i].ro_slot = XFAB_GC_NONE;
+	}
 	room = ring->persistent && ring->nr_pgrants < xfab_bb_max_pgrants ?
 	       xfab_bb_max_pgrants - ring->nr_pgrants : 0;
 	for (i = 0; i < n; i++) {
@@ -123,18 +204,26 @@ int xfab_bb_map(struct xfab_bb_ring *ring, struct xfab_bb_page *pages,
 			ring->st.pgrant_hits++;
 			continue;
 		}
-		keep[nr] = room > 0;
-		room -= keep[nr];
+		keep[nr] = false;
+		if (ro && ring->ro_on &&
+		    ro_lookup(ring, p, &nevict, &miss) != XFAB_GC_NONE) {
+			if (!miss)
+				continue;
+		} else {
+			keep[nr] = room > 0;
+			room -= keep[nr];
+		}
 		if (map_prepare(ring, p, nr, keep[nr] || !ro)) {
 			err = -ENOMEM;
 			break;
 		}
 		ring->batch_idx[nr++] = i;
 	}
-	if (!nr)
-		return err;
-	ret = gnttab_map_refs(ring->map_ops, NULL, ring->batch_pages, nr);
-	ring->st.map_calls++;
+	if (nr) {
+		ret = gnttab_map_refs(ring->map_ops, NULL, ring->batch_pages,
+				      nr);
+		ring->st.map_calls++;
+	}
 	for (j = 0; j < nr; j++) {
 		struct xfab_bb_page *p = &pages[ring->batch_idx[j]];
 
@@ -150,15 +239,31 @@ int xfab_bb_map(struct xfab_bb_ring *ring, struct xfab_bb_page *pages,
 		p->handle = ring->map_ops[j].handle;
 		ring->st.grant_maps++;
 		atomic_long_inc(&xfab_bb_totals.grants_mapped);
-		if (keep[j])
+		if (p->ro_slot != XFAB_GC_NONE) {
+			ring->ro_map[p->ro_slot].page = p->page;
+			ring->ro_map[p->ro_slot].handle = p->handle;
+			ring->st.ro_maps++;
+		} else if (keep[j]) {
 			pg_keep(ring, p);
+		}
 	}
+	/* Segments that named a grant first mapped in this same batch. */
+	for (i = 0; i < n; i++) {
+		struct xfab_bb_page *p = &pages[i];
+
+		if (p->ro_slot == XFAB_GC_NONE || p->page)
+			continue;
+		p->page = ring->ro_map[p->ro_slot].page;
+		if (!p->page && !err)
+			err = -EIO;
+	}
+	ro_evict_flush(ring, nevict);
 	if (err == -EIO)
 		ring->st.map_errors++;
 	return err;
 }
 
-/* Unmap what xfab_bb_map() mapped for this request only. */
+/* Release what xfab_bb_map() took for this request. */
 void xfab_bb_unmap(struct xfab_bb_ring *ring, struct xfab_bb_page *pages,
 		   unsigned int n)
 {
@@ -166,28 +271,22 @@ void xfab_bb_unmap(struct xfab_bb_ring *ring, struct xfab_bb_page *pages,
 
 	for (i = 0; i < n; i++) {
 		struct xfab_bb_page *p = &pages[i];
+		u32 s = p->ro_slot;
 
-		if (!p->page || p->persistent) {
+		if (s != XFAB_GC_NONE) {
+			/* kept; a slot whose map failed goes once unused */
+			xfab_gc_unpin(&ring->ro, s);
+			if (!ring->ro_map[s].page && !ring->ro.ent[s].pins)
+				xfab_gc_remove(&ring->ro, s);
+			p->ro_slot = XFAB_GC_NONE;
 			p->page = NULL;
 			continue;
 		}
-		gnttab_set_unmap_op(&ring->unmap_ops[nr], page_kaddr(p->page),
-				    GNTMAP_host_map, p->handle);
-		ring->batch_pages[nr++] = p->page;
+		if (p->page && !p->persistent)
+			unmap_queue(ring, nr++, p->page, p->handle);
 		p->page = NULL;
 	}
-	if (!nr)
-		return;
-	ring->st.unmap_calls++;
-	if (gnttab_unmap_refs(ring->unmap_ops, NULL, ring->batch_pages, nr)) {
-		/* The pages may still be the guest's: leak, never reuse. */
-		pr_err_ratelimited("xfab_blkback: unmapping %u grants failed\n",
-				   nr);
-		return;
-	}
-	ring->st.grant_unmaps += nr;
-	atomic_long_sub(nr, &xfab_bb_totals.grants_mapped);
-	gnttab_page_cache_put(&ring->page_cache, ring->batch_pages, nr);
+	unmap_batch(ring, nr);
 }
 
 /* Grants unmapped per hypercall when a ring goes. */
@@ -206,25 +305,87 @@ void xfab_bb_pgrants_free(struct xfab_bb_ring *ring)
 		       (n = rb_first(&ring->pgrants))) {
 			pg[nr] = rb_entry(n, struct xfab_bb_pgrant, node);
 			rb_erase(n, &ring->pgrants);
-			gnttab_set_unmap_op(&ring->unmap_ops[nr],
-					    page_kaddr(pg[nr]->page),
-					    GNTMAP_host_map, pg[nr]->handle);
-			ring->batch_pages[nr] = pg[nr]->page;
+			unmap_queue(ring, nr, pg[nr]->page, pg[nr]->handle);
 			nr++;
 		}
 		ring->nr_pgrants -= nr;
-		ring->st.unmap_calls++;
-		if (gnttab_unmap_refs(ring->unmap_ops, NULL, ring->batch_pages,
-				      nr)) {
-			pr_err_ratelimited("xfab_blkback: unmapping %u persistent grants failed\n",
-					   nr);
-		} else {
-			ring->st.grant_unmaps += nr;
-			atomic_long_sub(nr, &xfab_bb_totals.grants_mapped);
-			gnttab_page_cache_put(&ring->page_cache,
-					      ring->batch_pages, nr);
-		}
+		unmap_batch(ring, nr);
 		for (i = 0; i < nr; i++)
 			kfree(pg[i]);
 	}
+}
+
+/* ---- kept read-only mappings ---- */
+
+/* Set up ring->ro for cap mappings; xfab_bb_ro_free() undoes any part. */
+int xfab_bb_ro_init(struct xfab_bb_ring *ring, unsigned int cap)
+{
+	unsigned int buckets = roundup_pow_of_two(cap);
+
+	ring->ro_ent = kvcalloc(cap, sizeof(*ring->ro_ent), GFP_KERNEL);
+	ring->ro_bucket = kvcalloc(buckets, sizeof(*ring->ro_bucket),
+				   GFP_KERNEL);
+	ring->ro_map = kvcalloc(cap, sizeof(*ring->ro_map), GFP_KERNEL);
+	ring->ro_evict = kvcalloc(XFAB_BB_MAX_PAGES, sizeof(*ring->ro_evict),
+				  GFP_KERNEL);
+	if (!ring->ro_ent || !ring->ro_bucket || !ring->ro_map ||
+	    !ring->ro_evict)
+		return -ENOMEM;
+	ring->ro_purge_at = jiffies + msecs_to_jiffies(xfab_bb_ro_idle_ms);
+	return xfab_gc_init(&ring->ro, cap, buckets, ring->ro_ent,
+			    ring->ro_bucket);
+}
+
+/*
+ * Unmap kept mappings unused for ro_idle_ms (the frontend may be waiting
+ * to take their grants back). Thread only.
+ */
+void xfab_bb_ro_purge(struct xfab_bb_ring *ring)
+{
+	u64 before = get_jiffies_64() - msecs_to_jiffies(xfab_bb_ro_idle_ms);
+	unsigned int nr = 0;
+	u32 s;
+
+	while ((s = xfab_gc_idle(&ring->ro, before)) != XFAB_GC_NONE) {
+		if (ring->ro_map[s].page) {
+			unmap_queue(ring, nr++, ring->ro_map[s].page,
+				    ring->ro_map[s].handle);
+			ring->st.ro_purged++;
+		}
+		ring->ro_map[s].page = NULL;
+		xfab_gc_remove(&ring->ro, s);
+		if (nr == PG_FREE_BATCH) {
+			unmap_batch(ring, nr);
+			nr = 0;
+		}
+	}
+	unmap_batch(ring, nr);
+}
+
+/* Unmap every kept mapping of a ring whose I/O has all finished. */
+void xfab_bb_ro_free(struct xfab_bb_ring *ring)
+{
+	unsigned int nr = 0, s;
+
+	for (s = 0; ring->ro_map && ring->ro_ent && s < ring->ro.cap; s++) {
+		if (!ring->ro_ent[s].used || !ring->ro_map[s].page)
+			continue;
+		unmap_queue(ring, nr++, ring->ro_map[s].page,
+			    ring->ro_map[s].handle);
+		ring->ro_map[s].page = NULL;
+		if (nr == PG_FREE_BATCH) {
+			unmap_batch(ring, nr);
+			nr = 0;
+		}
+	}
+	unmap_batch(ring, nr);
+	kvfree(ring->ro_ent);
+	kvfree(ring->ro_bucket);
+	kvfree(ring->ro_map);
+	kvfree(ring->ro_evict);
+	ring->ro_ent = NULL;
+	ring->ro_bucket = NULL;
+	ring->ro_map = NULL;
+	ring->ro_evict = NULL;
+	ring->ro_on = false;
 }

@@ -54,6 +54,35 @@ bool xfab_bb_discard = true;
 module_param_named(discard, xfab_bb_discard, bool, 0444);
 MODULE_PARM_DESC(discard, "Offer discard on disks that support it (default on)");
 
+/*
+ * Read-only mappings kept per ring for an xfab frontend in relaxed trust
+ * (xfab-ro-grants-max): write data is read in place from the guest's
+ * own pages, each mapped once and kept, least recently used out first.
+ * Bounds the dom0 address space and the grants a guest can make us hold;
+ * 0 offers none (every frontend then copies through its pool).
+ */
+unsigned int xfab_bb_ro_max = 4096;
+module_param_named(ro_grants, xfab_bb_ro_max, uint, 0444);
+MODULE_PARM_DESC(ro_grants, "Read-only mappings kept per ring for xfab frontends in relaxed trust (default 4096, 0: none, at most 65536)");
+
+/*
+ * A read-only mapping unused this long is unmapped, so the frontend can
+ * take back grants it evicted (it cannot while we map them).
+ */
+unsigned int xfab_bb_ro_idle_ms = 2000;
+module_param_named(ro_idle_ms, xfab_bb_ro_idle_ms, uint, 0644);
+MODULE_PARM_DESC(ro_idle_ms, "Unmap read-only mappings idle this long, ms (default 2000)");
+
+/*
+ * In-ring polling for xfab frontends: after a batch, a ring's thread
+ * keeps looking for requests up to this long before it re-arms the
+ * event index (the frontend does not kick meanwhile). The budget halves
+ * after each empty look, so an idle guest costs little. 0: off.
+ */
+unsigned int xfab_bb_poll_us = 50;
+module_param_named(poll_us, xfab_bb_poll_us, uint, 0644);
+MODULE_PARM_DESC(poll_us, "Longest in-ring poll after a batch, us, xfab frontends only (default 50, 0: off, at most 10000)");
+
 static int __init xfab_bb_init(void)
 {
 	int err;
@@ -78,6 +107,16 @@ static int __init xfab_bb_init(void)
 		pr_err("xfab_blkback: max_indirect_segments=%u: 0 or %u..%u\n",
 		       xfab_bb_max_indirect, BLKIF_MAX_SEGMENTS_PER_REQUEST,
 		       XFAB_BLK_MAX_INDIRECT_SEGS);
+		return -EINVAL;
+	}
+	if (xfab_bb_ro_max > XFAB_BB_RO_LIMIT) {
+		pr_err("xfab_blkback: ro_grants=%u: at most %u\n",
+		       xfab_bb_ro_max, XFAB_BB_RO_LIMIT);
+		return -EINVAL;
+	}
+	if (xfab_bb_poll_us > 10000) {
+		pr_err("xfab_blkback: poll_us=%u: at most 10000\n",
+		       xfab_bb_poll_us);
 		return -EINVAL;
 	}
 	xfab_bb_stats_init();

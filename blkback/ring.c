@@ -14,6 +14,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include "common.h"
 
 static irqreturn_t bb_interrupt(int irq, void *data)
@@ -282,6 +283,41 @@ static void bb_start(struct xfab_bb_ring *ring, struct xfab_bb_req *req,
 }
 
 /*
+ * An xfab frontend: keep looking for requests, answering completions
+ * meanwhile, for up to the poll budget before the caller re-arms
+ * req_event. While we look the frontend sees no armed index and does not
+ * kick. True if requests came.
+ */
+static bool bb_poll(struct xfab_bb_ring *ring)
+{
+	u32 budget = xfab_poll_budget(&ring->poll);
+	bool found = false;
+	u64 end;
+
+	if (!ring->polling || !budget)
+		return false;
+	end = local_clock() + budget;
+	do {
+		if (!list_empty_careful(&ring->done))
+			bb_complete(ring);
+		if (READ_ONCE(ring->back.sring->req_prod) !=
+		    ring->back.req_cons) {
+			found = true;
+			break;
+		}
+		cpu_relax();
+	} while (local_clock() < end && !need_resched() &&
+		 !kthread_should_stop());
+	xfab_poll_end(&ring->poll, found);
+	ring->st.polls++;
+	if (found)
+		ring->st.poll_found++;
+	else
+		ring->st.poll_empty++;
+	return found;
+}
+
+/*
  * Take what the frontend posted, as long as pool entries last. Returns
  * true if it consumed anything; ring->pool_blocked says it stopped early.
  */
@@ -293,7 +329,7 @@ static bool bb_fetch(struct xfab_bb_ring *ring)
 	u32 n;
 	int more;
 
-	do {
+	for (;;) {
 		RING_IDX prod = READ_ONCE(ring->back.sring->req_prod);
 
 		virt_rmb();	/* the slots are read after the index */
@@ -324,9 +360,28 @@ static bool bb_fetch(struct xfab_bb_ring *ring)
 			any = true;
 		}
 		bb_push(ring);	/* answers to refused requests */
+		if (bb_poll(ring))
+			continue;
 		RING_FINAL_CHECK_FOR_REQUESTS(&ring->back, more);
-	} while (more);
-	return any;
+		if (!more)
+			return any;
+	}
+}
+
+/* Wake at least this often while read-only mappings are kept (purge). */
+static long bb_timeout(struct xfab_bb_ring *ring)
+{
+	if (!ring->ro_on || !ring->ro.nr)
+		return MAX_SCHEDULE_TIMEOUT;
+	return msecs_to_jiffies(xfab_bb_ro_idle_ms) + 1;
+}
+
+static void bb_ro_idle(struct xfab_bb_ring *ring)
+{
+	if (!ring->ro_on || time_before(jiffies, ring->ro_purge_at))
+		return;
+	xfab_bb_ro_purge(ring);
+	ring->ro_purge_at = jiffies + msecs_to_jiffies(xfab_bb_ro_idle_ms) / 2 + 1;
 }
 
 static int bb_thread(void *data)
@@ -335,9 +390,11 @@ static int bb_thread(void *data)
 	bool any;
 
 	while (!kthread_should_stop()) {
-		wait_event_interruptible(ring->wq, atomic_read(&ring->events) ||
-					 !list_empty_careful(&ring->done) ||
-					 kthread_should_stop());
+		wait_event_interruptible_timeout(ring->wq,
+			atomic_read(&ring->events) ||
+			!list_empty_careful(&ring->done) ||
+			kthread_should_stop(), bb_timeout(ring));
+		bb_ro_idle(ring);
 		if (bb_complete(ring) && ring->pool_blocked) {
 			ring->pool_blocked = false;
 			atomic_set(&ring->events, 1);
@@ -439,8 +496,12 @@ int xfab_bb_ring_connect(struct xfab_bb_ring *ring, const grant_ref_t *refs,
 	BACK_RING_INIT(&ring->back, (struct blkif_sring *)ring->sring_addr,
 		       XEN_PAGE_SIZE * nr_refs);
 	err = bb_pool_alloc(ring);
+	if (!err && ring->ro_on)
+		err = xfab_bb_ro_init(ring, xfab_bb_ro_max);
 	if (err)
 		goto fail;
+	xfab_poll_init(&ring->poll, 1000,
+		       min(xfab_bb_poll_us, 10000U) * NSEC_PER_USEC);
 	snprintf(ring->name, sizeof(ring->name), "xfab-blk%u.%u-%u",
 		 xdev->otherend_id, ring->dev->handle, ring->id);
 	irq = bind_interdomain_evtchn_to_irqhandler_lateeoi(xdev, evtchn,
@@ -489,8 +550,10 @@ void xfab_bb_ring_disconnect(struct xfab_bb_ring *ring)
 		unbind_from_irqhandler(ring->irq, ring);
 		ring->irq = 0;
 	}
-	if (ring->pool)
+	if (ring->pool) {
 		xfab_bb_pgrants_free(ring);
+		xfab_bb_ro_free(ring);
+	}
 	bb_pool_free(ring);
 	if (ring->cache_ready) {
 		gnttab_page_cache_shrink(&ring->page_cache, 0);

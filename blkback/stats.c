@@ -25,10 +25,13 @@ static const struct {
 	BB_STAT(io_errors), BB_STAT(map_errors), BB_STAT(irqs),
 	BB_STAT(spurious), BB_STAT(kicks), BB_STAT(grant_maps),
 	BB_STAT(grant_unmaps), BB_STAT(map_calls), BB_STAT(unmap_calls),
-	BB_STAT(pgrant_hits), BB_STAT(pool_waits),
+	BB_STAT(pgrant_hits), BB_STAT(pool_waits), BB_STAT(ro_hits),
+	BB_STAT(ro_maps), BB_STAT(ro_evictions), BB_STAT(ro_purged),
+	BB_STAT(ro_full), BB_STAT(polls), BB_STAT(poll_found),
+	BB_STAT(poll_empty),
 };
 
-#define BB_NR_ATTRS (ARRAY_SIZE(bb_stats) + XFAB_BLK_NR_ERRS - 1 + 2)
+#define BB_NR_ATTRS (ARRAY_SIZE(bb_stats) + XFAB_BLK_NR_ERRS - 1 + 4)
 
 void xfab_bb_stats_add(struct xfab_bb_stats *to,
 		       const struct xfab_bb_stats *from)
@@ -74,9 +77,9 @@ static ssize_t bb_stat_show(struct device *d, struct device_attribute *attr,
 			  *(u64 *)((char *)&sum + (size_t)ea->var));
 }
 
-/* Grants kept mapped right now, over all rings. */
-static ssize_t persistent_grants_show(struct device *d,
-				      struct device_attribute *attr, char *buf)
+/* A per-ring gauge summed over the rings, for sysfs. */
+static ssize_t bb_gauge(struct device *d, char *buf,
+			unsigned int (*get)(const struct xfab_bb_ring *))
 {
 	struct xfab_bb_dev *dev = bb_dev(d);
 	unsigned int i, n = 0;
@@ -85,11 +88,54 @@ static ssize_t persistent_grants_show(struct device *d,
 		return -ENODEV;
 	mutex_lock(&dev->rings_lock);
 	for (i = 0; i < dev->nr_alloc; i++)
-		n += READ_ONCE(dev->rings[i].nr_pgrants);
+		n += get(&dev->rings[i]);
 	mutex_unlock(&dev->rings_lock);
 	return sysfs_emit(buf, "%u\n", n);
 }
+
+static unsigned int ring_pgrants(const struct xfab_bb_ring *r)
+{
+	return READ_ONCE(r->nr_pgrants);
+}
+
+static unsigned int ring_ro_grants(const struct xfab_bb_ring *r)
+{
+	return READ_ONCE(r->ro.nr);
+}
+
+/* Grants kept mapped right now (feature-persistent), over all rings. */
+static ssize_t persistent_grants_show(struct device *d,
+				      struct device_attribute *attr, char *buf)
+{
+	return bb_gauge(d, buf, ring_pgrants);
+}
 static DEVICE_ATTR_RO(persistent_grants);
+
+/* Read-only mappings kept right now (relaxed trust), over all rings. */
+static ssize_t ro_grants_show(struct device *d, struct device_attribute *attr,
+			      char *buf)
+{
+	return bb_gauge(d, buf, ring_ro_grants);
+}
+static DEVICE_ATTR_RO(ro_grants);
+
+/* How the connected frontend is served: stock, xfab, xfab-ro. */
+static ssize_t mode_show(struct device *d, struct device_attribute *attr,
+			 char *buf)
+{
+	struct xfab_bb_dev *dev = bb_dev(d);
+	const char *m = "none";
+
+	if (!dev)
+		return -ENODEV;
+	mutex_lock(&dev->rings_lock);
+	if (dev->nr_alloc)
+		m = dev->rings[0].ro_on ? "xfab-ro" :
+		    dev->rings[0].polling ? "xfab" : "stock";
+	mutex_unlock(&dev->rings_lock);
+	return sysfs_emit(buf, "%s\n", m);
+}
+static DEVICE_ATTR_RO(mode);
 
 static ssize_t rings_show(struct device *d, struct device_attribute *attr,
 			  char *buf)
@@ -135,6 +181,8 @@ void xfab_bb_stats_init(void)
 			offsetof(struct xfab_bb_stats, err) + i * sizeof(u64));
 	bb_attrs[n++] = &dev_attr_persistent_grants.attr;
 	bb_attrs[n++] = &dev_attr_rings.attr;
+	bb_attrs[n++] = &dev_attr_ro_grants.attr;
+	bb_attrs[n++] = &dev_attr_mode.attr;
 	bb_attrs[n] = NULL;
 }
 

@@ -229,9 +229,11 @@ static int fe_ring_connect(struct xfab_bb_dev *dev, struct xfab_bb_ring *ring,
 				 "mapping %u ring page(s) from ref %u, binding channel %u of %s",
 				 nr, refs[0], evtchn, dir);
 	else
-		dev_info(&dev->xdev->dev, "ring %u: %u page(s), channel %u%s\n",
+		dev_info(&dev->xdev->dev, "ring %u: %u page(s), channel %u%s%s%s\n",
 			 ring->id, nr, evtchn,
-			 ring->persistent ? ", persistent grants" : "");
+			 ring->persistent ? ", persistent grants" : "",
+			 ring->polling ? ", xfab frontend (polling)" : "",
+			 ring->ro_on ? ", writes read in place" : "");
 	return err;
 }
 
@@ -258,7 +260,7 @@ static int bb_connect(struct xfab_bb_dev *dev)
 	struct xenbus_device *xdev = dev->xdev;
 	struct xfab_bb_ring *rings;
 	unsigned int nq, i;
-	bool persistent;
+	bool persistent, xfab, ro;
 	char *dir;
 	int err;
 
@@ -274,6 +276,10 @@ static int bb_connect(struct xfab_bb_dev *dev)
 	}
 	persistent = xfab_bb_persistent &&
 		     xenbus_read_unsigned(xdev->otherend, "feature-persistent", 0);
+	/* docs/protocol.md: an xfab frontend, and whether it writes in place */
+	xfab = xenbus_read_unsigned(xdev->otherend, "feature-xfab-blk", 0) == 1;
+	ro = xfab && xfab_bb_ro_max &&
+	     xenbus_read_unsigned(xdev->otherend, "xfab-ro-grants", 0) > 0;
 	rings = kcalloc(nq, sizeof(*rings), GFP_KERNEL);
 	if (!rings)
 		return -ENOMEM;
@@ -288,6 +294,8 @@ static int bb_connect(struct xfab_bb_dev *dev)
 		ring->dev = dev;
 		ring->id = i;
 		ring->persistent = persistent;
+		ring->polling = xfab;
+		ring->ro_on = ro;
 		init_waitqueue_head(&ring->wq);
 		spin_lock_init(&ring->done_lock);
 		INIT_LIST_HEAD(&ring->done);
@@ -398,7 +406,10 @@ static int bb_feature_keys(struct xenbus_transaction t, void *arg)
 	       xenbus_printf(t, node, "max-ring-page-order", "%u",
 			     xfab_bb_max_ring_order) ?:
 	       xenbus_printf(t, node, "feature-persistent", "%d",
-			     xfab_bb_persistent);
+			     xfab_bb_persistent) ?:
+	       xenbus_printf(t, node, "feature-xfab-blk", "%d", 1) ?:
+	       xenbus_printf(t, node, "xfab-ro-grants-max", "%u",
+			     xfab_bb_ro_max);
 }
 
 static void bb_remove(struct xenbus_device *xdev)

@@ -9,11 +9,15 @@
  *              (the interrupt), the pool of granted pages
  *   stats.c    sysfs counters under the disk's device
  *
- * Data never lives in a granted page of the guest's own: each ring keeps
- * a pool of pages granted to the backend once (so a backend with
- * persistent grants maps each once), and requests copy write data into
- * pool pages and read data out of them. A backend therefore never sees
- * or keeps access to memory outside the pool, whatever it does.
+ * By default data never lives in a granted page of the guest's own: each
+ * ring keeps a pool of pages granted to the backend once (so a backend
+ * with persistent grants maps each once), and requests copy write data
+ * into pool pages and read data out of them. A backend therefore never
+ * sees or keeps access to memory outside the pool, whatever it does.
+ *
+ * Relaxed trust (the toolstack's choice, only with xfab_blkback): pages
+ * written from are granted read-only and the grants kept (ring->ro), so
+ * the backend reads write data in place; reads still go through the pool.
  *
  * Locking: one spinlock per ring covers its shared ring, its ids, its
  * shadow entries and its pool (queue_rq and the interrupt take it).
@@ -35,6 +39,7 @@
 #include "xfab_ring.h"
 #include "xfab_ids.h"
 #include "xfab_blkif.h"
+#include "xfab_gcache.h"
 
 #define XFAB_BF_NAME "xfab_blkfront"
 /* Segments we ever put in one request (indirect pages hold 512 each). */
@@ -44,6 +49,11 @@
 extern unsigned int xfab_bf_max_queues;
 extern unsigned int xfab_bf_max_ring_order;
 extern unsigned int xfab_bf_max_indirect;
+extern unsigned int xfab_bf_ro_grants;
+extern unsigned int xfab_bf_ro_idle_ms;
+extern bool xfab_bf_allow_relaxed;
+
+#define XFAB_BF_RO_LIMIT 65536u
 
 /* One page granted to the backend for the ring's life. */
 struct xfab_bf_gnt {
@@ -58,7 +68,8 @@ struct xfab_bf_shadow {
 	u8 op;				/* what the response must echo */
 	unsigned int nr_segs;
 	unsigned int nr_gnts;		/* segments + indirect pages */
-	struct xfab_bf_gnt **gnts;	/* XFAB_BF_MAX_SEGS + 1 */
+	struct xfab_bf_gnt **gnts;	/* XFAB_BF_MAX_SEGS + 1; NULL: ro_slot */
+	u32 *ro_slot;			/* the kept grant of each, or NONE */
 	struct scatterlist *sg;		/* the request's data, XFAB_BF_MAX_SEGS */
 };
 
@@ -71,6 +82,10 @@ struct xfab_bf_stats {
 	u64 bytes_copied;
 	u64 grants;			/* pool pages granted */
 	u64 busy;			/* ring or pool full: request retried */
+	u64 quiet_pushes;		/* published without a kick: not needed */
+	u64 ro_hits, ro_grants;		/* write pages: kept grant / new one */
+	u64 ro_replaced;		/* an idle kept grant made room */
+	u64 ro_full;			/* none free or idle: copied instead */
 	u64 fatal_ring, fatal_id, fatal_op;	/* backend broke the protocol */
 };
 
@@ -92,6 +107,13 @@ struct xfab_bf_ring {
 	struct xfab_bf_shadow *shadow;	/* one per ring slot */
 	struct list_head pool;		/* free granted pages */
 	unsigned int pool_total;
+	/* relaxed trust: key the page's pfn, slot data its grant */
+	bool ro_on;
+	struct xfab_gcache ro;
+	struct xfab_gc_ent *ro_ent;
+	u32 *ro_bucket;
+	grant_ref_t *ro_ref;
+	struct page **ro_page;		/* each holds a reference */
 	bool broken;			/* the backend lied: no more I/O */
 	struct xfab_bf_stats st;
 };
@@ -106,6 +128,9 @@ struct xfab_bf_features {
 	unsigned int max_indirect;	/* segments per request, 0: direct only */
 	unsigned int max_queues, max_ring_order;
 	bool persistent;
+	bool xfab;			/* feature-xfab-blk: xfab_blkback */
+	unsigned int ro_max;		/* its xfab-ro-grants-max */
+	bool relaxed;			/* its xfab-trust is "relaxed" */
 };
 
 struct xfab_bf_info {
@@ -114,6 +139,7 @@ struct xfab_bf_info {
 	char disk_name[DISK_NAME_LEN];
 	struct xfab_bf_features feat;
 	unsigned int segs;		/* per request, as negotiated */
+	unsigned int ro_grants;		/* kept per ring, 0: copy all */
 	u8 flush_op;			/* FLUSH_DISKCACHE, WRITE_BARRIER or 0 */
 	struct xfab_bf_ring *rings;
 	unsigned int nr_rings, ring_order;

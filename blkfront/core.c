@@ -3,3 +3,4 @@
 #include "../common/xfab_ring.c"
 #include "../common/xfab_ids.c"
 #include "../common/xfab_blkif.c"
+#include "../common/xfab_gcache.c"

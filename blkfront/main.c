@@ -34,6 +34,33 @@ unsigned int xfab_bf_max_indirect = 32;
 module_param_named(max_indirect_segments, xfab_bf_max_indirect, uint, 0444);
 MODULE_PARM_DESC(max_indirect_segments, "Segments per indirect request at most (default 32, 11..256)");
 
+/*
+ * Pages written from, granted read-only and kept per ring when the
+ * toolstack put the disk in relaxed trust (the backend's xfab-trust key)
+ * and the backend is xfab_blkback: write data is then read in place, with
+ * no copy and, once granted and mapped, no grant hypercall. Each kept
+ * grant holds its page (a reference) and a grant table entry, so this
+ * bounds both; the backend's xfab-ro-grants-max caps it too.
+ */
+unsigned int xfab_bf_ro_grants = 2048;
+module_param_named(ro_grants, xfab_bf_ro_grants, uint, 0444);
+MODULE_PARM_DESC(ro_grants, "Read-only grants kept per ring in relaxed trust (default 2048, 0: always copy, at most 65536)");
+
+/*
+ * A kept grant unused this long may be replaced by a new page when all
+ * are taken (until then new pages are copied through the pool): longer
+ * than the backend's ro_idle_ms, so the backend has normally unmapped it
+ * and the grant ends at once.
+ */
+unsigned int xfab_bf_ro_idle_ms = 5000;
+module_param_named(ro_idle_ms, xfab_bf_ro_idle_ms, uint, 0644);
+MODULE_PARM_DESC(ro_idle_ms, "Replace kept read-only grants idle this long, ms (default 5000)");
+
+/* Honour the toolstack's xfab-trust=relaxed (off: this guest always copies). */
+bool xfab_bf_allow_relaxed = true;
+module_param_named(allow_relaxed, xfab_bf_allow_relaxed, bool, 0444);
+MODULE_PARM_DESC(allow_relaxed, "Let the toolstack's xfab-trust=relaxed expose written pages to the backend (default on)");
+
 static int __init xfab_bf_init(void)
 {
 	if (!xen_domain())
@@ -45,6 +72,11 @@ static int __init xfab_bf_init(void)
 		pr_err("xfab_blkfront: max_queues 1..16, max_ring_page_order 0..%u, max_indirect_segments %u..%u\n",
 		       XFAB_RING_MAX_ORDER, BLKIF_MAX_SEGMENTS_PER_REQUEST,
 		       XFAB_BF_MAX_SEGS);
+		return -EINVAL;
+	}
+	if (xfab_bf_ro_grants > XFAB_BF_RO_LIMIT) {
+		pr_err("xfab_blkfront: ro_grants=%u: at most %u\n",
+		       xfab_bf_ro_grants, XFAB_BF_RO_LIMIT);
 		return -EINVAL;
 	}
 	xfab_bf_stats_init();

@@ -9,6 +9,14 @@
  * (without sleeping: queue_rq holds the ring lock) up to what the ring
  * can have in flight, and a request that finds no page is retried.
  *
+ * In relaxed trust a write segment is instead granted read-only in place
+ * (bf_ro_gref): the grant is kept in ring->ro, keyed by the page, with a
+ * reference on the page, so the next write from the same page (fio's and
+ * databases' buffers, a hot page cache page) costs nothing. A full cache
+ * replaces only grants idle for ro_idle_ms; otherwise the page is copied
+ * through the pool as in the default mode, so a stream of new pages
+ * never churns grants (or the backend's mappings).
+ *
  * A response is copied out of the ring, decoded by common/, and used only
  * if its id is one we have in flight and its operation is the one we
  * sent. Anything else means the backend is broken or hostile: the ring
@@ -66,11 +74,103 @@ free:
 	return NULL;
 }
 
-static void gnts_put(struct xfab_bf_ring *ring, struct xfab_bf_gnt **g,
-		     unsigned int n)
+/* End a kept grant; Xen frees it (and our page reference) once unmapped. */
+static void ro_release(struct xfab_bf_ring *ring, u32 s)
 {
-	while (n--)
-		list_add(&g[n]->node, &ring->pool);
+	gnttab_end_foreign_access(ring->ro_ref[s], ring->ro_page[s]);
+	ring->ro_page[s] = NULL;
+}
+
+/* A slot for pfn: a free one, or one idle long enough to replace. */
+static u32 ro_slot_new(struct xfab_bf_ring *ring, u64 pfn, u64 now)
+{
+	u64 idle = msecs_to_jiffies(READ_ONCE(xfab_bf_ro_idle_ms)), old;
+	bool evicted;
+	u32 s;
+
+	if (ring->ro.nr == ring->ro.cap) {
+		s = xfab_gc_idle(&ring->ro, now - idle);
+		if (s == XFAB_GC_NONE)
+			return s;
+		ro_release(ring, s);
+		xfab_gc_remove(&ring->ro, s);
+		ring->st.ro_replaced++;
+	}
+	return xfab_gc_insert(&ring->ro, pfn, now, &evicted, &old);
+}
+
+/*
+ * The kept read-only grant of a page written from, made now if there is
+ * room; pinned until the request is answered. NONE: copy it instead.
+ */
+static u32 bf_ro_gref(struct xfab_bf_ring *ring, struct page *page)
+{
+	u64 pfn = page_to_pfn(page), now = get_jiffies_64();
+	int ref;
+	u32 s;
+
+	s = xfab_gc_find(&ring->ro, pfn, now);
+	if (s != XFAB_GC_NONE) {
+		ring->st.ro_hits++;
+		goto pin;
+	}
+	s = ro_slot_new(ring, pfn, now);
+	if (s == XFAB_GC_NONE)
+		goto full;
+	ref = gnttab_grant_foreign_access(ring->info->xdev->otherend_id,
+					  xen_page_to_gfn(page), 1);
+	if (ref < 0) {
+		xfab_gc_remove(&ring->ro, s);
+		goto full;
+	}
+	get_page(page);
+	ring->ro_ref[s] = ref;
+	ring->ro_page[s] = page;
+	ring->st.ro_grants++;
+pin:
+	xfab_gc_pin(&ring->ro, s);
+	return s;
+full:
+	ring->st.ro_full++;
+	return XFAB_GC_NONE;
+}
+
+/* Give back what a request holds: pool pages, and pins on kept grants. */
+static void bf_release(struct xfab_bf_ring *ring, struct xfab_bf_shadow *sh)
+{
+	unsigned int i;
+
+	for (i = 0; i < sh->nr_gnts; i++) {
+		if (sh->ro_slot[i] != XFAB_GC_NONE)
+			xfab_gc_unpin(&ring->ro, sh->ro_slot[i]);
+		else
+			list_add(&sh->gnts[i]->node, &ring->pool);
+	}
+	sh->nr_gnts = 0;
+}
+
+/* Each segment's page (kept grant or pool page), and the indirect page. */
+static bool bf_pages(struct xfab_bf_ring *ring, struct xfab_bf_shadow *sh,
+		     unsigned int n, bool indirect, bool write)
+{
+	struct scatterlist *sg = sh->sg;
+	unsigned int i;
+
+	for (i = 0; i < n + indirect; i++) {
+		sh->ro_slot[i] = XFAB_GC_NONE;
+		sh->gnts[i] = NULL;
+		if (i < n && write && ring->ro_on)
+			sh->ro_slot[i] = bf_ro_gref(ring, sg_page(sg));
+		if (i < n)
+			sg = sg_next(sg);
+		if (sh->ro_slot[i] == XFAB_GC_NONE) {
+			sh->gnts[i] = gnt_get(ring);
+			if (!sh->gnts[i])
+				return false;
+		}
+		sh->nr_gnts = i + 1;
+	}
+	return true;
 }
 
 /* Fill the segment descriptors (ring slot or indirect page) and copy. */
@@ -81,17 +181,21 @@ static void bf_segments(struct xfab_bf_ring *ring, struct xfab_bf_shadow *sh,
 	unsigned int i;
 
 	for_each_sg(sh->sg, sg, sh->nr_segs, i) {
-		struct page *pool = sh->gnts[i]->page;
 		unsigned int off = sg->offset, len = sg->length;
 
-		if (write) {
-			void *src = kmap_local_page(sg_page(sg));
+		if (sh->ro_slot[i] != XFAB_GC_NONE) {
+			seg[i].gref = ring->ro_ref[sh->ro_slot[i]];
+		} else {
+			if (write) {
+				void *src = kmap_local_page(sg_page(sg));
 
-			memcpy(page_address(pool) + off, src + off, len);
-			kunmap_local(src);
-			ring->st.bytes_copied += len;
+				memcpy(page_address(sh->gnts[i]->page) + off,
+				       src + off, len);
+				kunmap_local(src);
+				ring->st.bytes_copied += len;
+			}
+			seg[i].gref = sh->gnts[i]->gref;
 		}
-		seg[i].gref = sh->gnts[i]->gref;
 		seg[i].first_sect = off >> XFAB_BLK_SECTOR_SHIFT;
 		seg[i].last_sect = (off + len - 1) >> XFAB_BLK_SECTOR_SHIFT;
 	}
@@ -103,7 +207,7 @@ static blk_status_t bf_rw(struct xfab_bf_ring *ring, struct request *rq,
 {
 	struct xfab_bf_info *info = ring->info;
 	bool write = rq_data_dir(rq) == WRITE;
-	unsigned int i, n, need;
+	unsigned int n;
 	bool indirect;
 
 	sg_init_table(sh->sg, info->segs);
@@ -111,16 +215,11 @@ static blk_status_t bf_rw(struct xfab_bf_ring *ring, struct request *rq,
 	if (!n || n > info->segs)	/* our queue limits make this impossible */
 		return BLK_STS_IOERR;
 	indirect = n > BLKIF_MAX_SEGMENTS_PER_REQUEST;
-	need = n + indirect;
-	for (i = 0; i < need; i++) {
-		sh->gnts[i] = gnt_get(ring);
-		if (!sh->gnts[i]) {
-			gnts_put(ring, sh->gnts, i);
-			return BLK_STS_RESOURCE;
-		}
+	if (!bf_pages(ring, sh, n, indirect, write)) {
+		bf_release(ring, sh);
+		return BLK_STS_RESOURCE;
 	}
 	sh->nr_segs = n;
-	sh->nr_gnts = need;
 	sh->op = write ? BLKIF_OP_WRITE : BLKIF_OP_READ;
 	if (indirect) {
 		struct xfab_bf_gnt *ind = sh->gnts[n];
@@ -236,6 +335,8 @@ static void bf_push(struct xfab_bf_ring *ring)
 	if (notify) {
 		notify_remote_via_irq(ring->irq);
 		ring->st.kicks++;
+	} else {
+		ring->st.quiet_pushes++;
 	}
 }
 
@@ -320,8 +421,7 @@ static void bf_complete(struct xfab_bf_ring *ring, struct xfab_bf_shadow *sh,
 			ring->st.bytes_copied += sg->length;
 		}
 	}
-	gnts_put(ring, sh->gnts, sh->nr_gnts);
-	sh->nr_gnts = 0;
+	bf_release(ring, sh);
 	sh->rq = NULL;
 	if (status == BLKIF_RSP_EOPNOTSUPP) {
 		ring->st.notsupp++;
@@ -440,6 +540,44 @@ const struct blk_mq_ops xfab_bf_mq_ops = {
 	.commit_rqs = bf_commit_rqs,
 };
 
+/* The kept read-only grants of a ring in relaxed trust. */
+static int bf_ro_setup(struct xfab_bf_ring *ring, unsigned int cap)
+{
+	unsigned int buckets = roundup_pow_of_two(cap);
+
+	ring->ro_ent = kvcalloc(cap, sizeof(*ring->ro_ent), GFP_KERNEL);
+	ring->ro_bucket = kvcalloc(buckets, sizeof(*ring->ro_bucket),
+				   GFP_KERNEL);
+	ring->ro_ref = kvcalloc(cap, sizeof(*ring->ro_ref), GFP_KERNEL);
+	ring->ro_page = kvcalloc(cap, sizeof(*ring->ro_page), GFP_KERNEL);
+	if (!ring->ro_ent || !ring->ro_bucket || !ring->ro_ref ||
+	    !ring->ro_page ||
+	    xfab_gc_init(&ring->ro, cap, buckets, ring->ro_ent,
+			 ring->ro_bucket))
+		return -ENOMEM;
+	ring->ro_on = true;
+	return 0;
+}
+
+/* After the channel is unbound: every kept grant ends (xfab_bf_ring_free). */
+static void bf_ro_free(struct xfab_bf_ring *ring)
+{
+	u32 s;
+
+	for (s = 0; ring->ro_page && s < ring->ro.cap; s++)
+		if (ring->ro_page[s])
+			ro_release(ring, s);
+	kvfree(ring->ro_ent);
+	kvfree(ring->ro_bucket);
+	kvfree(ring->ro_ref);
+	kvfree(ring->ro_page);
+	ring->ro_ent = NULL;
+	ring->ro_bucket = NULL;
+	ring->ro_ref = NULL;
+	ring->ro_page = NULL;
+	ring->ro_on = false;
+}
+
 /* Per-slot state, sized by the ring and the negotiated segments. */
 int xfab_bf_ring_setup(struct xfab_bf_ring *ring)
 {
@@ -457,9 +595,13 @@ int xfab_bf_ring_setup(struct xfab_bf_ring *ring)
 				    sizeof(*sh->gnts), GFP_KERNEL);
 		sh->sg = kvcalloc(XFAB_BF_MAX_SEGS, sizeof(*sh->sg),
 				  GFP_KERNEL);
-		if (!sh->gnts || !sh->sg)
+		sh->ro_slot = kvcalloc(XFAB_BF_MAX_SEGS + XFAB_BF_MAX_IND_PAGES,
+				       sizeof(*sh->ro_slot), GFP_KERNEL);
+		if (!sh->gnts || !sh->sg || !sh->ro_slot)
 			return -ENOMEM;
 	}
+	if (ring->info->ro_grants && bf_ro_setup(ring, ring->info->ro_grants))
+		return -ENOMEM;
 	return xfab_ids_init(&ring->ids, size, ring->id_link, ring->id_busy);
 }
 
@@ -480,10 +622,8 @@ void xfab_bf_ring_drain(struct xfab_bf_ring *ring, struct list_head *list)
 			continue;
 		list_add_tail(&sh->rq->queuelist, list);
 		sh->rq = NULL;
-		if (!ring->broken) {
-			gnts_put(ring, sh->gnts, sh->nr_gnts);
-			sh->nr_gnts = 0;
-		}
+		if (!ring->broken)
+			bf_release(ring, sh);
 	}
 	spin_unlock_irq(&ring->lock);
 }
@@ -508,12 +648,16 @@ void xfab_bf_ring_free(struct xfab_bf_ring *ring)
 		/* a broken ring's in-flight pages: still the backend's */
 		while (sh->gnts && sh->nr_gnts) {
 			g = sh->gnts[--sh->nr_gnts];
+			if (!g)
+				continue;	/* a kept grant: bf_ro_free */
 			gnttab_end_foreign_access(g->gref, g->page);
 			kfree(g);
 		}
 		kvfree(sh->gnts);
 		kvfree(sh->sg);
+		kvfree(sh->ro_slot);
 	}
+	bf_ro_free(ring);
 	kvfree(ring->shadow);
 	kvfree(ring->id_link);
 	kvfree(ring->id_busy);

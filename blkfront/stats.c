@@ -19,6 +19,8 @@ static const struct {
 	BF_STAT(irqs), BF_STAT(spurious), BF_STAT(kicks),
 	BF_STAT(bytes_copied), BF_STAT(grants), BF_STAT(busy),
 	BF_STAT(fatal_ring), BF_STAT(fatal_id), BF_STAT(fatal_op),
+	BF_STAT(quiet_pushes), BF_STAT(ro_hits), BF_STAT(ro_grants),
+	BF_STAT(ro_replaced), BF_STAT(ro_full),
 };
 
 void xfab_bf_stats_add(struct xfab_bf_stats *to,
@@ -53,9 +55,19 @@ static ssize_t bf_stat_show(struct device *d, struct device_attribute *attr,
 			  *(u64 *)((char *)&sum + (size_t)ea->var));
 }
 
+/* How writes reach the backend: "copy" (the pool) or "in-place". */
+static ssize_t write_mode_show(struct device *d, struct device_attribute *attr,
+			       char *buf)
+{
+	struct xfab_bf_info *info = dev_get_drvdata(d);
+
+	return info ? sysfs_emit(buf, "%s\n", READ_ONCE(info->ro_grants) ?
+				 "in-place" : "copy") : -ENODEV;
+}
+static DEVICE_ATTR_RO(write_mode);
 
 static struct dev_ext_attribute bf_ext[ARRAY_SIZE(bf_stats)];
-static struct attribute *bf_attrs[ARRAY_SIZE(bf_stats) + 1];
+static struct attribute *bf_attrs[ARRAY_SIZE(bf_stats) + 2];
 
 static const struct attribute_group bf_group = {
 	.name = "statistics",
@@ -78,5 +90,6 @@ void xfab_bf_stats_init(void)
 		ea->var = (void *)bf_stats[i].off;
 		bf_attrs[i] = &ea->attr.attr;
 	}
+	bf_attrs[i++] = &dev_attr_write_mode.attr;
 	bf_attrs[i] = NULL;
 }

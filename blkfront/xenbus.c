@@ -154,7 +154,9 @@ static int bf_keys(struct xenbus_transaction t, void *arg)
 
 	err = xenbus_printf(t, node, "protocol", "%s",
 			    XEN_IO_PROTO_ABI_NATIVE) ?:
-	      xenbus_printf(t, node, "feature-persistent", "1");
+	      xenbus_printf(t, node, "feature-persistent", "1") ?:
+	      xenbus_printf(t, node, "feature-xfab-blk", "1") ?:
+	      xenbus_printf(t, node, "xfab-ro-grants", "%u", info->ro_grants);
 	if (!err && info->ring_order)
 		err = xenbus_printf(t, node, "ring-page-order", "%u",
 				    info->ring_order);
@@ -172,6 +174,29 @@ static int bf_keys(struct xenbus_transaction t, void *arg)
 	return err;
 }
 
+/*
+ * The backend's xfab-trust, written by the toolstack: "relaxed" lets us
+ * expose the pages we write from; "strict" or no key keeps the pool.
+ * Anything else is a typo to report, and means strict.
+ */
+static bool be_relaxed(struct xfab_bf_info *info)
+{
+	char *v;
+	bool relaxed = false;
+
+	v = xenbus_read(XBT_NIL, info->xdev->otherend, "xfab-trust", NULL);
+	if (IS_ERR(v))
+		return false;
+	if (!strcmp(v, "relaxed"))
+		relaxed = true;
+	else if (strcmp(v, "strict"))
+		dev_warn(&info->xdev->dev,
+			 "%s/xfab-trust is \"%s\": expected \"relaxed\" or \"strict\"; using strict\n",
+			 info->xdev->otherend, v);
+	kfree(v);
+	return relaxed;
+}
+
 /* What the backend offers before we build rings (its probe-time keys). */
 static void be_offer(struct xfab_bf_info *info)
 {
@@ -184,6 +209,10 @@ static void be_offer(struct xfab_bf_info *info)
 					       "feature-max-indirect-segments",
 					       0);
 	f->persistent = xenbus_read_unsigned(be, "feature-persistent", 0);
+	/* docs/protocol.md: xfab_blkback, and the toolstack's trust choice */
+	f->xfab = xenbus_read_unsigned(be, "feature-xfab-blk", 0) == 1;
+	f->ro_max = xenbus_read_unsigned(be, "xfab-ro-grants-max", 0);
+	f->relaxed = be_relaxed(info);
 }
 
 /* Rings and channels up, keys written: Initialised. */
@@ -213,6 +242,10 @@ static int bf_talk(struct xfab_bf_info *info)
 	info->ring_order = min(xfab_bf_max_ring_order, f->max_ring_order);
 	if (info->ring_order > XFAB_RING_MAX_ORDER)
 		info->ring_order = XFAB_RING_MAX_ORDER;
+	info->ro_grants = 0;
+	if (f->xfab && f->relaxed && xfab_bf_allow_relaxed)
+		info->ro_grants = min3(xfab_bf_ro_grants, f->ro_max,
+				       XFAB_BF_RO_LIMIT);
 	info->rings = kcalloc(nr, sizeof(*info->rings), GFP_KERNEL);
 	if (!info->rings)
 		return -ENOMEM;
@@ -314,13 +347,15 @@ static void bf_connect(struct xfab_bf_info *info)
 		return;
 	}
 	info->nr_hw_queues = info->nr_rings;
-	dev_info(&xdev->dev, "%s: %llu sectors of %u bytes, %u ring(s) of %u, %u segments, flush %s, discard %s, persistent grants %s\n",
+	dev_info(&xdev->dev, "%s: %llu sectors of %u bytes, %u ring(s) of %u, %u segments, flush %s, discard %s, persistent grants %s, writes %s\n",
 		 info->disk_name, (unsigned long long)info->feat.sectors,
 		 info->feat.sector_size, info->nr_rings,
 		 RING_SIZE(&info->rings[0].front), info->segs,
 		 info->flush_op ? "on" : "off",
 		 info->feat.discard ? "on" : "off",
-		 info->feat.persistent ? "on" : "off");
+		 info->feat.persistent ? "on" : "off",
+		 info->ro_grants ? "read in place (relaxed trust)" :
+				   "copied through the pool");
 }
 
 /*

@@ -124,14 +124,27 @@ blk_discard() {
 	figure "discard_req_$dev" $((after - before))
 }
 
-# blk_interop FE BE: one cell of the vbd matrix on d1 with both disks:
-# drivers bound, the fio matrix on the RAM disk, fio and ext4 on the file.
+# The toolstack's trust choice for the disks in BLK_RELAXED (xfab-trust in
+# each backend directory), written while the domain is paused: the
+# frontend reads it when it connects.
+BLK_RELAXED=""
+blk_trust_hook() {
+	local dev
+	for dev in $BLK_RELAXED; do
+		xenstore-write "/local/domain/0/backend/vbd/$1/$(blk_handle "$dev")/xfab-trust" relaxed || return 1
+	done
+}
+
+# blk_interop FE BE [RELAXED_DEVS]: one cell of the vbd matrix on d1 with
+# both disks: drivers bound, the fio matrix on the RAM disk, fio and ext4
+# on the file. RELAXED_DEVS get xfab-trust=relaxed from the "toolstack".
 blk_interop() {
 	local fe=$1 be=$2 id got dev
 	DIAG=blk_diag
+	BLK_RELAXED=${3:-}
 	blk_use_backend "$be"
 	blk_make_disks
-	domu_start d1 --mods "$fe" --novif --vcpus 2 "${BLK_DISKS[@]}"
+	domu_start d1 --mods "$fe" --novif --vcpus 2 --paused-hook blk_trust_hook "${BLK_DISKS[@]}"
 	id=$(domu_id d1)
 	xs_features "$id"
 	for dev in xvdb xvdc; do
@@ -268,4 +281,48 @@ blk_back_checks() {
 		done
 	done
 	[ "$(blk_stat "$name" xvdc flush_req)" -gt 0 ] || fail "xvdc: no flush (ext4 journal commits)"
+}
+
+# The fast path after blk_interop with RELAXED_DEVS of an xfab pair: those
+# disks write in place (the frontend's kept read-only grants, reused, and
+# the backend's kept mappings, reused), the others copy; the backend
+# polled its rings.
+blk_fast_checks() {
+	local name=$1 dev c
+	for dev in xvdb xvdc; do
+		for c in ro_hits ro_grants ro_replaced ro_full quiet_pushes bytes_copied; do
+			figure "front_${c}_$dev" "$(blk_fstat "$name" $dev $c)"
+		done
+		for c in ro_hits ro_maps ro_evictions ro_purged ro_full polls poll_found poll_empty; do
+			figure "${c}_$dev" "$(blk_stat "$name" $dev $c)"
+		done
+		[ "$(blk_stat "$name" $dev polls)" -gt 0 ] || fail "$dev: xfab_blkback never polled an xfab frontend's ring"
+		if [[ " $BLK_RELAXED " == *" $dev "* ]]; then
+			[ "$(blk_fstat "$name" $dev write_mode)" = in-place ] ||
+				fail "$dev: relaxed trust, but the frontend's write_mode is '$(blk_fstat "$name" $dev write_mode)'"
+			[ "$(cat "$(blk_sysdir "$name" $dev)/statistics/mode")" = xfab-ro ] ||
+				fail "$dev: relaxed trust, but the backend's mode is '$(cat "$(blk_sysdir "$name" $dev)/statistics/mode")'"
+			[ "$(blk_fstat "$name" $dev ro_hits)" -gt 0 ] || fail "$dev: no kept read-only grant reused"
+			[ "$(blk_stat "$name" $dev ro_hits)" -gt 0 ] || fail "$dev: backend reused no kept read-only mapping"
+		else
+			[ "$(blk_fstat "$name" $dev write_mode)" = copy ] ||
+				fail "$dev: strict trust, but the frontend's write_mode is '$(blk_fstat "$name" $dev write_mode)'"
+			[ "$(blk_fstat "$name" $dev ro_grants)" = 0 ] || fail "$dev: strict trust, yet read-only grants were made"
+		fi
+	done
+}
+
+# A stock peer on either side: xfab-trust=relaxed must change nothing.
+blk_no_fast_path() {
+	local name=$1 dev=xvdb
+	if lsmod | grep -q '^xfab_blkback '; then
+		[ "$(cat "$(blk_sysdir "$name" $dev)/statistics/mode")" = stock ] ||
+			fail "$dev: a stock frontend, but the backend's mode is '$(cat "$(blk_sysdir "$name" $dev)/statistics/mode")'"
+		[ "$(blk_stat "$name" $dev polls)" = 0 ] || fail "$dev: xfab_blkback polled a stock frontend's ring"
+	else
+		[ "$(blk_fstat "$name" $dev write_mode)" = copy ] ||
+			fail "$dev: a stock backend, but the frontend's write_mode is '$(blk_fstat "$name" $dev write_mode)'"
+		[ "$(blk_fstat "$name" $dev ro_grants)" = 0 ] || fail "$dev: read-only grants made for a stock backend"
+	fi
+	log "relaxed trust with a stock peer on $dev: the standard path, as it must be"
 }

@@ -67,7 +67,7 @@ domu_alive() {
 # come from the base initramfs, xfab ones from this run's modules).
 domu_start() {
 	local name=$1 ip=10.0.0.2/24 mac=00:16:3e:00:00:02 mods=xen-netfront,xen-blkfront
-	local vcpus=2 mem=512 disks="" vif=1 extra_xl=() id i
+	local vcpus=2 mem=512 disks="" vif=1 extra_xl=() id i hook=""
 	shift
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -78,6 +78,9 @@ domu_start() {
 		--vcpus) vcpus=$2 && shift ;;
 		--mem) mem=$2 && shift ;;
 		--novif) vif=0 ip="" ;;
+		# run "CMD DOMID" between a paused xl create and the unpause
+		# (toolstack keys a driver must find when it loads)
+		--paused-hook) hook=$2 && shift ;;
 		*) extra_xl+=("$1") ;;
 		esac
 		shift
@@ -87,10 +90,14 @@ domu_start() {
 	echo "$name" >>"$W/expected-domains"
 	_stream_console "$name"
 	log "xl create $name (mods=$mods ip=$ip disks=[$disks])"
-	must xl create "$XFAB/xl/domu.cfg" "name=\"$name\"" "vcpus=$vcpus" \
+	must xl create ${hook:+-p} "$XFAB/xl/domu.cfg" "name=\"$name\"" "vcpus=$vcpus" \
 		"memory=$mem" "vif=$vifs" "disk=[$disks]" \
 		"extra=\"console=hvc0 xfab.mods=$mods xfab.ip=$ip\"" "${extra_xl[@]}"
 	id=$(domu_id "$name") || error "domain $name vanished right after xl create"
+	if [ -n "$hook" ]; then
+		$hook "$id" || error "$name: paused-domain hook '$hook' failed"
+		must xl unpause "$name"
+	fi
 	for i in $(seq 240); do
 		if [ "$(xenstore-read "/local/domain/$id/data/xfab/ready" 2>/dev/null)" = 1 ]; then
 			log "$name (domid $id) ready after $((i / 2))s"

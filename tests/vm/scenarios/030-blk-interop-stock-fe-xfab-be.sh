@@ -9,14 +9,16 @@
 #   a discard of the file-backed disk. Then the backend's counters must
 #   show what was negotiated was used: 2 rings, persistent grants reused,
 #   indirect requests, flushes from ext4, discards, and no refused or
-#   failed request.
+#   failed request. xvdb is put in relaxed trust (xfab-trust=relaxed,
+#   as a toolstack would): with a stock peer that must change nothing.
 # Topology: dom0 (xfab_blkback; brd /dev/ram0 and a 256 MiB file) <->
 #   domU d1 (xen-blkfront, 2 vCPUs, no network), disks xvdb (ram0) and
 #   xvdc (the file).
 . /xfab/guest/lib.sh
 . /xfab/guest/blk.sh
 
-blk_interop xen-blkfront xfab_blkback
+blk_interop xen-blkfront xfab_blkback xvdb
+blk_no_fast_path d1
 blk_discard d1 xvdc
 blk_back_checks d1
 pass "xen-blkfront <-> xfab_blkback: fio verify, ext4 tree + fsck, discard; 2 rings, persistent, indirect, flush used"

@@ -6,14 +6,17 @@
 #   e2fsck clean, read back equal, on the file; a discard of the file.
 #   xfab_blkfront's counters must show reads, writes, flushes, indirect
 #   requests and the discard went through it, with no I/O error and no
-#   protocol break by the backend.
+#   protocol break by the backend. xvdb is put in relaxed trust
+#   (xfab-trust=relaxed): against a stock backend xfab_blkfront must
+#   still copy through its pool.
 # Topology: dom0 (xen-blkback; brd /dev/ram0 and a 256 MiB file) <->
 #   domU d1 (xfab_blkfront, 2 vCPUs, no network), disks xvdb (ram0) and
 #   xvdc (the file).
 . /xfab/guest/lib.sh
 . /xfab/guest/blk.sh
 
-blk_interop xfab_blkfront xen-blkback
+blk_interop xfab_blkfront xen-blkback xvdb
+blk_no_fast_path d1
 blk_discard d1 xvdc
 blk_front_checks d1
 pass "xfab_blkfront <-> xen-blkback: fio verify, ext4 tree + fsck, discard; flush and indirect used"
