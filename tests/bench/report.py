@@ -24,7 +24,7 @@ import sys
 FIG = re.compile(r"b\.([a-z]+)\.(\d+)\.([A-Za-z0-9_]+)\.([a-z_0-9]+)$")
 # Metrics that are the workload's result; the rest are cost counters.
 RESULTS = {"mbit": "Mbit/s", "trans_s": "transactions/s",
-           "rx_pps": "packets/s received"}
+           "rx_pps": "packets/s received", "mib_s": "MiB/s", "iops": "IOPS"}
 # Cost per packet: counter -> (label, scale).
 COSTS = [("irq_dom0", "dom0 interrupts / 1000 pkts", 1000),
          ("irq_domu", "domU interrupts / 1000 pkts", 1000),
@@ -33,6 +33,15 @@ COSTS = [("irq_dom0", "dom0 interrupts / 1000 pkts", 1000),
          ("gnt_copy_calls", "grant-copy hypercalls / 1000 pkts", 1000),
          ("be_kicks", "backend notifications / 1000 pkts", 1000),
          ("fe_kicks", "frontend notifications / 1000 pkts", 1000)]
+# Cost per block request (requests counted in the domU's diskstats).
+BLK_COSTS = [("map_calls", "grant map hypercalls / request (backend)", 1),
+             ("unmap_calls", "grant unmap hypercalls / request (backend)", 1),
+             ("be_kicks", "backend notifications / request", 1),
+             ("fe_kicks", "frontend notifications / request", 1),
+             ("irq_domu", "domU interrupts / request", 1),
+             ("irq_dom0", "dom0 interrupts / request", 1),
+             ("copied", "bytes copied by the frontend / request", 1),
+             ("cpu", "CPU us / request (dom0 + domU)", 1e6)]
 SIZE = re.compile(r"^(tcp_stream|tcp_maerts)_(\d+)K$")
 
 
@@ -58,16 +67,18 @@ def derive_costs(runs):
         by.setdefault((r["set"], r["rep"], r["workload"]), {})[r["metric"]] = r["value"]
     out = []
     for (s, rep, wl), m in sorted(by.items()):
-        pkts = m.get("pkts", 0)
-        if pkts <= 0:
-            continue
         if "cpu_dom0" in m and "cpu_domu" in m:
             m["cpu"] = m["cpu_dom0"] + m["cpu_domu"]
-        for key, _, scale in COSTS:
-            if key in m:
-                out.append({"set": s, "rep": rep, "workload": wl,
-                            "metric": "per_pkt." + key,
-                            "value": m[key] * scale / pkts})
+        for unit, table, prefix in (("pkts", COSTS, "per_pkt."),
+                                    ("reqs", BLK_COSTS, "per_req.")):
+            n = m.get(unit, 0)
+            if n <= 0:
+                continue
+            for key, _, scale in table:
+                if key in m:
+                    out.append({"set": s, "rep": rep, "workload": wl,
+                                "metric": prefix + key,
+                                "value": m[key] * scale / n})
     return out
 
 
@@ -113,22 +124,27 @@ def workload_order(wl):
 
 def table(summary, machine):
     lines = ["# xfab benchmark", "", "Machine: " + machine, "",
-             "Median [min-max] over rounds, n = rounds; ratio = xfab median / stock median.", "",
-             "| workload | metric | stock | xfab | xfab/stock | reference |",
-             "|---|---|---|---|---|---|"]
+             "Median [min-max] over rounds, n = rounds; ratio = xfab median / stock median.",
+             "Block: xfab = the xfab pair in default trust (writes copied through the "
+             "frontend's pool), xfab-ro = relaxed trust (writes read in place).", "",
+             "| workload | metric | stock | xfab | xfab/stock | xfab-ro | xfab-ro/stock | reference |",
+             "|---|---|---|---|---|---|---|---|"]
     keys = sorted((k for k in summary if k[1] in RESULTS),
                   key=lambda k: workload_order(k[0]))
     for wl, metric in keys:
         st = summary[(wl, metric)]
         lines.append(f"| {wl} | {RESULTS[metric]} | {cell(st, 'stock')} | "
-                     f"{cell(st, 'xfab')} | {ratio(st)} | {cell(st, 'ref')} |")
+                     f"{cell(st, 'xfab')} | {ratio(st)} | {cell(st, 'xfabro')} | "
+                     f"{ratio(st, 'xfabro')} | {cell(st, 'ref')} |")
+    labels = {"per_pkt." + k: lab for k, lab, _ in COSTS}
+    if not any(k[1] in labels for k in summary):
+        return "\n".join(lines) + "\n" + block_costs(summary)
     lines += ["", "Cost per packet (packets counted at dom0's vif; CPU from "
               "xl list; grant-copy and notification counts exist only for "
               "the xfab drivers: for the stock pair the interrupt counts of "
               "the other side stand in for notifications):", "",
               "| workload | cost | stock | xfab | xfab/stock |",
               "|---|---|---|---|---|"]
-    labels = {"per_pkt." + k: lab for k, lab, _ in COSTS}
     keys = sorted((k for k in summary if k[1] in labels),
                   key=lambda k: (workload_order(k[0]), k[1]))
     for wl, metric in keys:
@@ -137,7 +153,26 @@ def table(summary, machine):
             continue
         lines.append(f"| {wl} | {labels[metric]} | {cell(st, 'stock')} | "
                      f"{cell(st, 'xfab')} | {ratio(st)} |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + block_costs(summary)
+
+
+def block_costs(summary):
+    """The cost-per-request table of the block workloads ('' if none)."""
+    blabels = {"per_req." + k: lab for k, lab, _ in BLK_COSTS}
+    keys = sorted((k for k in summary if k[1] in blabels),
+                  key=lambda k: (workload_order(k[0]), k[1]))
+    lines = []
+    if keys:
+        lines += ["", "Cost per block request (requests from the domU's "
+                  "diskstats; map/unmap hypercalls, notifications and bytes "
+                  "copied exist only for the xfab drivers):", "",
+                  "| workload | cost | stock | xfab | xfab-ro |",
+                  "|---|---|---|---|---|"]
+    for wl, metric in keys:
+        st = summary[(wl, metric)]
+        lines.append(f"| {wl} | {blabels[metric]} | {cell(st, 'stock')} | "
+                     f"{cell(st, 'xfab')} | {cell(st, 'xfabro')} |")
+    return "\n".join(lines) + "\n" if lines else ""
 
 
 def machine_record(results):

@@ -183,6 +183,7 @@ class RunConfTest(unittest.TestCase):
     def test_bench_directory_runs_whole(self):
         bench = os.path.join(run.TOP, "tests", "bench", "scenarios")
         self.assertIn("901", run.default_scenarios(bench, False).split())
+        self.assertIn("902", run.default_scenarios(bench, False).split())
 
     def test_env_pairs_are_checked(self):
         self.assertEqual(run.env_pair("BENCH_SECS=4"), ("BENCH_SECS", "4"))
@@ -249,6 +250,25 @@ class BenchReportTest(unittest.TestCase):
         self.assertIn("1000 [1000-1000]", cpu)
         ops = [ln for ln in out.splitlines() if "grant-copy ops / pkt" in ln][0]
         self.assertIn("| - | 2 [2-2] n=1 | - |", ops)
+
+    def test_block_sets_and_cost_per_request(self):
+        self.write({"b.stock.1.seq_write_1m.mib_s": 100,
+                    "b.xfab.1.seq_write_1m.mib_s": 120,
+                    "b.xfabro.1.seq_write_1m.mib_s": 250,
+                    "b.ref.1.seq_write_1m.mib_s": 400,
+                    "b.xfabro.1.seq_write_1m.reqs": 1000,
+                    "b.xfabro.1.seq_write_1m.map_calls": 5,
+                    "b.xfabro.1.seq_write_1m.copied": 0,
+                    "b.xfab.1.seq_write_1m.reqs": 1000,
+                    "b.xfab.1.seq_write_1m.copied": 1048576000})
+        rc, out = self.run_report()
+        self.assertEqual(rc, 0)
+        row = [ln for ln in out.splitlines() if ln.startswith("| seq_write_1m | MiB/s")][0]
+        self.assertIn("| 1.20 | 250 [250-250] n=1 | 2.50 | 400 [400-400] n=1 |", row)
+        maps = [ln for ln in out.splitlines() if "grant map hypercalls / request" in ln][0]
+        self.assertIn("| - | - | 0.005 [0.005-0.005] n=1 |", maps)
+        cp = [ln for ln in out.splitlines() if "bytes copied by the frontend / request" in ln][0]
+        self.assertIn("| - | 1048576 [1048576-1048576] n=1 | 0 [0-0] n=1 |", cp)
 
     def test_no_figures_is_an_error(self):
         self.write({"tcp_domu_to_dom0_mbit": 40})

@@ -1,0 +1,127 @@
+#!/bin/bash
+# 902 block benchmark, stock pair vs xfab pair (copy, and in place)
+# Objective: the raw figures of `make bench` for the block drivers, on a
+#   dom0 RAM disk lent to the domU: fio sequential write and read (1 MiB,
+#   iodepth 4), fio 4 KiB random read at iodepth 32 (IOPS), and IOZone
+#   (O_DIRECT, 1 MiB records) on ext4 on that disk; the same fio and
+#   IOZone on a RAM disk inside the domU are the "monolithic" reference.
+#   Three sets: stock (xen-blkfront/xen-blkback), xfab (the xfab pair,
+#   default trust: writes copied through the frontend's pool) and xfabro
+#   (the xfab pair with xfab-trust=relaxed: writes read in place). Cost
+#   counters around every run (requests from the domU's diskstats, grant
+#   map/unmap hypercalls and notifications from the xfab counters,
+#   interrupts both sides). Fails only if a workload does not run.
+# Topology: dom0 (the set's backend; brd /dev/ram0, BLK_SIZE_MB) <->
+#   domU d1 (the set's frontend, 2 vCPUs, 768 MiB, no network), disk xvdb.
+. /xfab/guest/lib.sh
+. /xfab/guest/bench.sh
+. /xfab/guest/blk.sh
+DIAG=blk_diag
+BLK_SIZE_MB=192
+BLK_SETS=${BLK_SETS:-"stock xfab xfabro"}
+# BLK_POLL_US: xfab_blkback's poll_us for this run (an experiment)
+H=$(blk_handle xvdb)
+
+# Shell text for the domU: requests completed on xvdb, blkif interrupts,
+# and xfab_blkfront's kicks and bytes copied ("-" for xen-blkfront).
+DOMU_BLK="awk '\$3 == \"xvdb\" { print \"@reqs\", \$4 + \$8 }' /proc/diskstats;
+awk '\$NF ~ /^(blkif|xvdb-q)/ { for (i = 2; i < NF; i++) if (\$i ~ /^[0-9]+\$/) s += \$i } END { print \"@irqs\", s + 0 }' /proc/interrupts;
+d=/sys/bus/xen/devices/vbd-$H/statistics;
+if [ -d \$d ]; then echo @fekicks \$(cat \$d/kicks); echo @copied \$(cat \$d/bytes_copied);
+else echo @fekicks -; echo @copied -; fi"
+
+# dom0 side: backend interrupts, dom0 and domU CPU seconds, and
+# xfab_blkback's map and unmap hypercalls and kicks ("-" for stock).
+blk_snap() {
+	local d
+	d=$(blk_sysdir d1 xvdb)/statistics
+	echo "$(irq_count '^(blkif-backend|xfab-blk)') $(dom_cpu Domain-0) $(dom_cpu d1)" \
+		"$(if [ -e "$d/map_calls" ]; then echo "$(cat "$d/map_calls") $(cat "$d/unmap_calls") $(cat "$d/kicks")"; else echo "- - -"; fi)"
+}
+
+# The @name values of a domU snapshot, in order.
+domu_vals() { echo "$1" | awk -v k="$2" '$1 == k { print $2 }' | sed -n "${3}p"; }
+
+# blk_measure SET REP WL CMD: CMD in d1 with the counters around it.
+blk_measure() {
+	local set=$1 rep=$2 wl=$3 cmd=$4 a b out k
+	a=$(blk_snap)
+	out=$(domu_must d1 $((BENCH_SECS + 120)) "$DOMU_BLK; $cmd; rc=\$?; $DOMU_BLK; exit \$rc") || exit $?
+	b=$(blk_snap)
+	cost_rec "$set" "$rep" "$wl" "irq_dom0 cpu_dom0 cpu_domu map_calls unmap_calls be_kicks" "$a" "$b"
+	cost_rec "$set" "$rep" "$wl" "reqs irq_domu fe_kicks copied" \
+		"$(for k in reqs irqs fekicks copied; do domu_vals "$out" "@$k" 1; done | tr '\n' ' ')" \
+		"$(for k in reqs irqs fekicks copied; do domu_vals "$out" "@$k" 2; done | tr '\n' ' ')"
+	echo "$out" | grep -v '^@'
+}
+
+# fio on DEV in d1; records the field F of the terse line as METRIC.
+# terse v3: 7 read KiB/s, 8 read IOPS, 48 write KiB/s, 49 write IOPS.
+fio_run() {
+	local set=$1 rep=$2 wl=$3 dev=$4 args=$5 field=$6 metric=$7 scale=$8 out v
+	out=$(blk_measure "$set" "$rep" "$wl" "fio --name=$wl --filename=/dev/$dev --direct=1 \
+		--ioengine=libaio --time_based --runtime=$BENCH_SECS --size=128M $args --minimal") || exit $?
+	v=$(echo "$out" | awk -F';' -v f="$field" -v s="$scale" '$1 == 3 { printf "%.1f", $f / s; exit }')
+	[ -n "$v" ] || fail "$set rep $rep $wl: no fio result: $(echo "$out" | tail -n 2 | tr '\n' ' ')"
+	log "$set/$rep $wl: $v $metric"
+	rec "$set" "$rep" "$wl" "$metric" "$v"
+}
+
+# IOZone write and read (O_DIRECT, 1 MiB records, 96 MiB file) on ext4
+# on DEV, made fresh; KB/s -> MiB/s.
+iozone_run() {
+	local set=$1 rep=$2 dev=$3 out w r
+	out=$(blk_measure "$set" "$rep" iozone "mkfs.ext4 -q -F /dev/$dev && mount /dev/$dev /mnt &&
+		iozone -I -i 0 -i 1 -r 1024 -s 98304 -f /mnt/iozone.tmp; rc=\$?; umount /mnt; exit \$rc") || exit $?
+	read -r w r <<<"$(echo "$out" | awk '$1 == 98304 && $2 == 1024 && NF >= 6 { print $3, $5; exit }')"
+	[ -n "$r" ] || fail "$set rep $rep iozone: no result line: $(echo "$out" | tail -n 3 | tr '\n' ' ')"
+	log "$set/$rep iozone: write $w KB/s, read $r KB/s"
+	rec "$set" "$rep" iozone_write mib_s "$(awk -v x="$w" 'BEGIN { printf "%.1f", x / 1024 }')"
+	rec "$set" "$rep" iozone_read mib_s "$(awk -v x="$r" 'BEGIN { printf "%.1f", x / 1024 }')"
+}
+
+# The workloads on DEV as SET (ref: the domU's own RAM disk).
+blk_workloads() {
+	local set=$1 rep=$2 dev=$3
+	fio_run "$set" "$rep" seq_write_1m "$dev" "--rw=write --bs=1m --iodepth=4" 48 mib_s 1024
+	fio_run "$set" "$rep" seq_read_1m "$dev" "--rw=read --bs=1m --iodepth=4" 7 mib_s 1024
+	fio_run "$set" "$rep" randread_4k_qd32 "$dev" "--rw=randread --bs=4k --iodepth=32" 8 iops 1
+	iozone_run "$set" "$rep" "$dev"
+}
+
+bench_blk_set() {
+	local set=$1 rep=$2 fe=xfab_blkfront be=xfab_blkback got
+	[ "$set" = stock ] && fe=xen-blkfront be=xen-blkback
+	BLK_RELAXED=""
+	[ "$set" = xfabro ] && BLK_RELAXED=xvdb
+	blk_use_backend "$be"
+	# an experiment's polling budget (the module's default otherwise)
+	if [ -n "${BLK_POLL_US:-}" ] && [ "$be" = xfab_blkback ]; then
+		echo "$BLK_POLL_US" >/sys/module/xfab_blkback/parameters/poll_us ||
+			fail "BLK_POLL_US=$BLK_POLL_US: xfab_blkback refused it"
+	fi
+	blk_make_disks
+	domu_start d1 --mods "$fe" --novif --vcpus 2 --mem 768 \
+		--paused-hook blk_trust_hook --disk 'phy:/dev/ram0,xvdb,w'
+	got=$(blk_driver_front d1 xvdb)
+	[ "$got" = "${fe//-/_}" ] || fail "$set: d1's xvdb is driven by '$got', not $fe"
+	if [ "$set" = xfabro ]; then
+		[ "$(blk_fstat d1 xvdb write_mode)" = in-place ] || fail "xfabro: xvdb writes are not in place"
+	fi
+	blk_workloads "$set" "$rep" xvdb
+	if [ "$set" = "${BLK_SETS%% *}" ]; then
+		domu_must d1 30 "/usr/sbin/modprobe brd rd_nr=1 rd_size=$((BLK_SIZE_MB * 1024))" >/dev/null || exit $?
+		blk_workloads ref "$rep" ram0
+	fi
+	domu_destroy d1 >/dev/null
+	blk_nothing_left
+}
+
+log "block bench: $BENCH_REPEATS rounds of '$BLK_SETS', ${BENCH_SECS}s fio runs"
+for rep in $(seq "$BENCH_REPEATS"); do
+	for set in $BLK_SETS; do
+		log "== round $rep, $set"
+		bench_blk_set "$set" "$rep"
+	done
+done
+pass "block benchmark: $BENCH_REPEATS rounds of $BLK_SETS"
