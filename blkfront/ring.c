@@ -159,7 +159,8 @@ static bool bf_pages(struct xfab_bf_ring *ring, struct xfab_bf_shadow *sh,
 	for (i = 0; i < n + indirect; i++) {
 		sh->ro_slot[i] = XFAB_GC_NONE;
 		sh->gnts[i] = NULL;
-		if (i < n && write && ring->ro_on)
+		/* slab memory (some metadata writes) is copied: no page refs */
+		if (i < n && write && ring->ro_on && !PageSlab(sg_page(sg)))
 			sh->ro_slot[i] = bf_ro_gref(ring, sg_page(sg));
 		if (i < n)
 			sg = sg_next(sg);

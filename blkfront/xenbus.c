@@ -334,6 +334,7 @@ static void bf_connect(struct xfab_bf_info *info)
 		return;
 	WRITE_ONCE(info->connected, true);
 	if (info->gd) {
+		info->gone.reconnects++;	/* after resume or a backend reload */
 		set_capacity_and_notify(info->gd, info->feat.sectors);
 		xenbus_switch_state(xdev, XenbusStateConnected);
 		bf_restart(info);
@@ -394,6 +395,34 @@ static void bf_teardown(struct xfab_bf_info *info)
 	xfab_bf_disk_del(info);
 }
 
+/*
+ * The backend is going. If the toolstack still has the disk "online",
+ * only the backend's driver is (being reloaded, or its domain
+ * restarting): keep the disk, hold its I/O (in flight requests go back
+ * on the queue) and wait in Initialising for the next backend, whose
+ * InitWait reconnects us. Otherwise the disk is being detached.
+ */
+static void bf_backend_gone(struct xfab_bf_info *info, enum xenbus_state be)
+{
+	struct xenbus_device *xdev = info->xdev;
+	bool online = xenbus_read_unsigned(xdev->otherend, "online", 0) == 1;
+	bool hold = online && info->gd;
+
+	if (online && xdev->state == XenbusStateInitialising)
+		return;		/* waiting for a backend already */
+	if (hold)
+		bf_stop(info, true);
+	else
+		bf_teardown(info);
+	if (xdev->state != XenbusStateClosed)
+		xenbus_frontend_closed(xdev);
+	if (hold && be == XenbusStateClosed) {
+		dev_info(&xdev->dev, "%s: backend gone, disk held until it is back\n",
+			 info->disk_name);
+		xenbus_switch_state(xdev, XenbusStateInitialising);
+	}
+}
+
 static void bf_backend_changed(struct xenbus_device *xdev,
 			       enum xenbus_state be)
 {
@@ -409,10 +438,7 @@ static void bf_backend_changed(struct xenbus_device *xdev,
 		break;
 	case XenbusStateClosing:
 	case XenbusStateClosed:
-		if (xdev->state == XenbusStateClosed)
-			break;
-		bf_teardown(info);
-		xenbus_frontend_closed(xdev);
+		bf_backend_gone(info, be);
 		break;
 	default:
 		break;
