@@ -15,7 +15,8 @@
  * into pool pages and read data out of them. A backend therefore never
  * sees or keeps access to memory outside the pool, whatever it does.
  *
- * Relaxed trust (the toolstack's choice, only with xfab_blkback): pages
+ * Relaxed trust (the toolstack's xfab-trust key in our directory, only
+ * with xfab_blkback): pages
  * written from are granted read-only and the grants kept (ring->ro), so
  * the backend reads write data in place; reads still go through the pool.
  *
@@ -131,7 +132,7 @@ struct xfab_bf_features {
 	bool persistent;
 	bool xfab;			/* feature-xfab-blk: xfab_blkback */
 	unsigned int ro_max;		/* its xfab-ro-grants-max */
-	bool relaxed;			/* its xfab-trust is "relaxed" */
+	bool relaxed;			/* our xfab-trust is "relaxed" */
 };
 
 struct xfab_bf_info {

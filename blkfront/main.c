@@ -36,7 +36,7 @@ MODULE_PARM_DESC(max_indirect_segments, "Segments per indirect request at most (
 
 /*
  * Pages written from, granted read-only and kept per ring when the
- * toolstack put the disk in relaxed trust (the backend's xfab-trust key)
+ * toolstack put the disk in relaxed trust (xfab-trust in our directory)
  * and the backend is xfab_blkback: write data is then read in place, with
  * no copy and, once granted and mapped, no grant hypercall. Each kept
  * grant holds its page (a reference) and a grant table entry, so this

@@ -175,16 +175,18 @@ static int bf_keys(struct xenbus_transaction t, void *arg)
 }
 
 /*
- * The backend's xfab-trust, written by the toolstack: "relaxed" lets us
- * expose the pages we write from; "strict" or no key keeps the pool.
- * Anything else is a typo to report, and means strict.
+ * xfab-trust in our own directory, written by the toolstack: "relaxed"
+ * lets us expose the pages we write from; "strict" or no key keeps the
+ * pool. Only we and the toolstack can write there, never the backend's
+ * domain (which could otherwise grant itself our memory). Anything else
+ * is a typo to report, and means strict.
  */
-static bool be_relaxed(struct xfab_bf_info *info)
+static bool fe_relaxed(struct xfab_bf_info *info)
 {
 	char *v;
 	bool relaxed = false;
 
-	v = xenbus_read(XBT_NIL, info->xdev->otherend, "xfab-trust", NULL);
+	v = xenbus_read(XBT_NIL, info->xdev->nodename, "xfab-trust", NULL);
 	if (IS_ERR(v))
 		return false;
 	if (!strcmp(v, "relaxed"))
@@ -192,7 +194,7 @@ static bool be_relaxed(struct xfab_bf_info *info)
 	else if (strcmp(v, "strict"))
 		dev_warn(&info->xdev->dev,
 			 "%s/xfab-trust is \"%s\": expected \"relaxed\" or \"strict\"; using strict\n",
-			 info->xdev->otherend, v);
+			 info->xdev->nodename, v);
 	kfree(v);
 	return relaxed;
 }
@@ -212,7 +214,7 @@ static void be_offer(struct xfab_bf_info *info)
 	/* docs/protocol.md: xfab_blkback, and the toolstack's trust choice */
 	f->xfab = xenbus_read_unsigned(be, "feature-xfab-blk", 0) == 1;
 	f->ro_max = xenbus_read_unsigned(be, "xfab-ro-grants-max", 0);
-	f->relaxed = be_relaxed(info);
+	f->relaxed = fe_relaxed(info);
 }
 
 /* Rings and channels up, keys written: Initialised. */

@@ -125,13 +125,14 @@ blk_discard() {
 }
 
 # The toolstack's trust choice for the disks in BLK_RELAXED (xfab-trust in
-# each backend directory), written while the domain is paused: the
-# frontend reads it when it connects.
+# each frontend directory, where the backend's domain cannot write),
+# written while the domain is paused: the frontend reads it when it
+# connects.
 BLK_RELAXED=""
 blk_trust_hook() {
 	local dev
 	for dev in $BLK_RELAXED; do
-		xenstore-write "/local/domain/0/backend/vbd/$1/$(blk_handle "$dev")/xfab-trust" relaxed || return 1
+		xenstore-write "/local/domain/$1/device/vbd/$(blk_handle "$dev")/xfab-trust" relaxed || return 1
 	done
 }
 
@@ -228,7 +229,7 @@ blk_save_restore() {
 	sleep 4
 	must xl save "$name" "$W/$name.save"
 	if [ -n "$BLK_RELAXED" ]; then
-		# new backend directories: the toolstack sets the trust again
+		# new device directories: the toolstack sets the trust again
 		must xl restore -p "$W/$name.save"
 		blk_trust_hook "$(domu_id "$name")" || fail "writing xfab-trust after restore"
 		must xl unpause "$name"
