@@ -162,8 +162,6 @@ struct xfab_bb_ring {
 	 */
 	bool ro_on;
 	struct xfab_gcache ro;
-	struct xfab_gc_ent *ro_ent;
-	u32 *ro_bucket;
 	struct xfab_bb_romap *ro_map;
 	struct xfab_bb_romap *ro_evict;	/* one request's evictions */
 	unsigned long ro_purge_at;	/* jiffies of the next idle purge */

@@ -90,6 +90,20 @@ static void unmap_batch(struct xfab_bb_ring *ring, unsigned int nr)
 	gnttab_page_cache_put(&ring->page_cache, ring->batch_pages, nr);
 }
 
+/* Grants unmapped per hypercall when mappings are dropped in bulk. */
+#define PG_FREE_BATCH 32
+
+/* Queue one unmap of a bulk drop; a full batch goes at once. */
+static void unmap_add(struct xfab_bb_ring *ring, unsigned int *nr,
+		      struct page *page, grant_handle_t handle)
+{
+	unmap_queue(ring, (*nr)++, page, handle);
+	if (*nr == PG_FREE_BATCH) {
+		unmap_batch(ring, *nr);
+		*nr = 0;
+	}
+}
+
 /* Keep a page just mapped read-write as persistent, if there is room. */
 static void pg_keep(struct xfab_bb_ring *ring, struct xfab_bb_page *p)
 {
@@ -131,10 +145,10 @@ static int map_prepare(struct xfab_bb_ring *ring, struct xfab_bb_page *p,
  * every slot is pinned: the page is then mapped for this request only.
  */
 static u32 ro_lookup(struct xfab_bb_ring *ring, struct xfab_bb_page *p,
-		     unsigned int *nevict, bool *miss)
+		     u64 now, unsigned int *nevict, bool *miss)
 {
-	u64 now = get_jiffies_64(), old;
 	bool evicted;
+	u64 old;
 	u32 s;
 
 	*miss = false;
@@ -183,6 +197,7 @@ int xfab_bb_map(struct xfab_bb_ring *ring, struct xfab_bb_page *pages,
 {
 	bool *keep = ring->batch_keep, miss;
 	unsigned int i, j, nr = 0, room, nevict = 0;
+	u64 now = ro && ring->ro_on ? get_jiffies_64() : 0;
 	int err = 0, ret = 0;
 
 	for (i = 0; i < n; i++) {
@@ -206,7 +221,7 @@ int xfab_bb_map(struct xfab_bb_ring *ring, struct xfab_bb_page *pages,
 		}
 		keep[nr] = false;
 		if (ro && ring->ro_on &&
-		    ro_lookup(ring, p, &nevict, &miss) != XFAB_GC_NONE) {
+		    ro_lookup(ring, p, now, &nevict, &miss) != XFAB_GC_NONE) {
 			if (!miss)
 				continue;
 		} else {
@@ -289,30 +304,21 @@ void xfab_bb_unmap(struct xfab_bb_ring *ring, struct xfab_bb_page *pages,
 	unmap_batch(ring, nr);
 }
 
-/* Grants unmapped per hypercall when a ring goes. */
-#define PG_FREE_BATCH 32
-
 /* Unmap every persistent grant of a ring whose I/O has all finished. */
 void xfab_bb_pgrants_free(struct xfab_bb_ring *ring)
 {
-	struct xfab_bb_pgrant *pg[PG_FREE_BATCH];
+	struct xfab_bb_pgrant *pg;
 	struct rb_node *n;
-	unsigned int nr, i;
+	unsigned int nr = 0;
 
-	while (!RB_EMPTY_ROOT(&ring->pgrants)) {
-		nr = 0;
-		while (nr < PG_FREE_BATCH &&
-		       (n = rb_first(&ring->pgrants))) {
-			pg[nr] = rb_entry(n, struct xfab_bb_pgrant, node);
-			rb_erase(n, &ring->pgrants);
-			unmap_queue(ring, nr, pg[nr]->page, pg[nr]->handle);
-			nr++;
-		}
-		ring->nr_pgrants -= nr;
-		unmap_batch(ring, nr);
-		for (i = 0; i < nr; i++)
-			kfree(pg[i]);
+	while ((n = rb_first(&ring->pgrants))) {
+		pg = rb_entry(n, struct xfab_bb_pgrant, node);
+		rb_erase(n, &ring->pgrants);
+		ring->nr_pgrants--;
+		unmap_add(ring, &nr, pg->page, pg->handle);
+		kfree(pg);
 	}
+	unmap_batch(ring, nr);
 }
 
 /* ---- kept read-only mappings ---- */
@@ -320,20 +326,13 @@ void xfab_bb_pgrants_free(struct xfab_bb_ring *ring)
 /* Set up ring->ro for cap mappings; xfab_bb_ro_free() undoes any part. */
 int xfab_bb_ro_init(struct xfab_bb_ring *ring, unsigned int cap)
 {
-	unsigned int buckets = roundup_pow_of_two(cap);
-
-	ring->ro_ent = kvcalloc(cap, sizeof(*ring->ro_ent), GFP_KERNEL);
-	ring->ro_bucket = kvcalloc(buckets, sizeof(*ring->ro_bucket),
-				   GFP_KERNEL);
 	ring->ro_map = kvcalloc(cap, sizeof(*ring->ro_map), GFP_KERNEL);
 	ring->ro_evict = kvcalloc(XFAB_BB_MAX_PAGES, sizeof(*ring->ro_evict),
 				  GFP_KERNEL);
-	if (!ring->ro_ent || !ring->ro_bucket || !ring->ro_map ||
-	    !ring->ro_evict)
+	if (!ring->ro_map || !ring->ro_evict)
 		return -ENOMEM;
 	ring->ro_purge_at = jiffies + msecs_to_jiffies(xfab_bb_ro_idle_ms);
-	return xfab_gc_init(&ring->ro, cap, buckets, ring->ro_ent,
-			    ring->ro_bucket);
+	return xfab_gc_kalloc(&ring->ro, cap);
 }
 
 /*
@@ -348,16 +347,12 @@ void xfab_bb_ro_purge(struct xfab_bb_ring *ring)
 
 	while ((s = xfab_gc_idle(&ring->ro, before)) != XFAB_GC_NONE) {
 		if (ring->ro_map[s].page) {
-			unmap_queue(ring, nr++, ring->ro_map[s].page,
-				    ring->ro_map[s].handle);
+			unmap_add(ring, &nr, ring->ro_map[s].page,
+				  ring->ro_map[s].handle);
 			ring->st.ro_purged++;
 		}
 		ring->ro_map[s].page = NULL;
 		xfab_gc_remove(&ring->ro, s);
-		if (nr == PG_FREE_BATCH) {
-			unmap_batch(ring, nr);
-			nr = 0;
-		}
 	}
 	unmap_batch(ring, nr);
 }
@@ -367,24 +362,17 @@ void xfab_bb_ro_free(struct xfab_bb_ring *ring)
 {
 	unsigned int nr = 0, s;
 
-	for (s = 0; ring->ro_map && ring->ro_ent && s < ring->ro.cap; s++) {
-		if (!ring->ro_ent[s].used || !ring->ro_map[s].page)
+	for (s = 0; ring->ro_map && s < ring->ro.cap; s++) {
+		if (!ring->ro.ent[s].used || !ring->ro_map[s].page)
 			continue;
-		unmap_queue(ring, nr++, ring->ro_map[s].page,
-			    ring->ro_map[s].handle);
+		unmap_add(ring, &nr, ring->ro_map[s].page,
+			  ring->ro_map[s].handle);
 		ring->ro_map[s].page = NULL;
-		if (nr == PG_FREE_BATCH) {
-			unmap_batch(ring, nr);
-			nr = 0;
-		}
 	}
 	unmap_batch(ring, nr);
-	kvfree(ring->ro_ent);
-	kvfree(ring->ro_bucket);
+	xfab_gc_kfree(&ring->ro);
 	kvfree(ring->ro_map);
 	kvfree(ring->ro_evict);
-	ring->ro_ent = NULL;
-	ring->ro_bucket = NULL;
 	ring->ro_map = NULL;
 	ring->ro_evict = NULL;
 	ring->ro_on = false;

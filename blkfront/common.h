@@ -112,8 +112,6 @@ struct xfab_bf_ring {
 	/* relaxed trust: key the page's pfn, slot data its grant */
 	bool ro_on;
 	struct xfab_gcache ro;
-	struct xfab_gc_ent *ro_ent;
-	u32 *ro_bucket;
 	grant_ref_t *ro_ref;
 	struct page **ro_page;		/* each holds a reference */
 	bool broken;			/* the backend lied: no more I/O */

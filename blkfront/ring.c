@@ -103,9 +103,9 @@ static u32 ro_slot_new(struct xfab_bf_ring *ring, u64 pfn, u64 now)
  * The kept read-only grant of a page written from, made now if there is
  * room; pinned until the request is answered. NONE: copy it instead.
  */
-static u32 bf_ro_gref(struct xfab_bf_ring *ring, struct page *page)
+static u32 bf_ro_gref(struct xfab_bf_ring *ring, struct page *page, u64 now)
 {
-	u64 pfn = page_to_pfn(page), now = get_jiffies_64();
+	u64 pfn = page_to_pfn(page);
 	int ref;
 	u32 s;
 
@@ -154,6 +154,7 @@ static bool bf_pages(struct xfab_bf_ring *ring, struct xfab_bf_shadow *sh,
 		     unsigned int n, bool indirect, bool write)
 {
 	struct scatterlist *sg = sh->sg;
+	u64 now = write && ring->ro_on ? get_jiffies_64() : 0;
 	unsigned int i;
 
 	for (i = 0; i < n + indirect; i++) {
@@ -161,7 +162,7 @@ static bool bf_pages(struct xfab_bf_ring *ring, struct xfab_bf_shadow *sh,
 		sh->gnts[i] = NULL;
 		/* slab memory (some metadata writes) is copied: no page refs */
 		if (i < n && write && ring->ro_on && !PageSlab(sg_page(sg)))
-			sh->ro_slot[i] = bf_ro_gref(ring, sg_page(sg));
+			sh->ro_slot[i] = bf_ro_gref(ring, sg_page(sg), now);
 		if (i < n)
 			sg = sg_next(sg);
 		if (sh->ro_slot[i] == XFAB_GC_NONE) {
@@ -544,17 +545,9 @@ const struct blk_mq_ops xfab_bf_mq_ops = {
 /* The kept read-only grants of a ring in relaxed trust. */
 static int bf_ro_setup(struct xfab_bf_ring *ring, unsigned int cap)
 {
-	unsigned int buckets = roundup_pow_of_two(cap);
-
-	ring->ro_ent = kvcalloc(cap, sizeof(*ring->ro_ent), GFP_KERNEL);
-	ring->ro_bucket = kvcalloc(buckets, sizeof(*ring->ro_bucket),
-				   GFP_KERNEL);
 	ring->ro_ref = kvcalloc(cap, sizeof(*ring->ro_ref), GFP_KERNEL);
 	ring->ro_page = kvcalloc(cap, sizeof(*ring->ro_page), GFP_KERNEL);
-	if (!ring->ro_ent || !ring->ro_bucket || !ring->ro_ref ||
-	    !ring->ro_page ||
-	    xfab_gc_init(&ring->ro, cap, buckets, ring->ro_ent,
-			 ring->ro_bucket))
+	if (!ring->ro_ref || !ring->ro_page || xfab_gc_kalloc(&ring->ro, cap))
 		return -ENOMEM;
 	ring->ro_on = true;
 	return 0;
@@ -568,12 +561,9 @@ static void bf_ro_free(struct xfab_bf_ring *ring)
 	for (s = 0; ring->ro_page && s < ring->ro.cap; s++)
 		if (ring->ro_page[s])
 			ro_release(ring, s);
-	kvfree(ring->ro_ent);
-	kvfree(ring->ro_bucket);
+	xfab_gc_kfree(&ring->ro);
 	kvfree(ring->ro_ref);
 	kvfree(ring->ro_page);
-	ring->ro_ent = NULL;
-	ring->ro_bucket = NULL;
 	ring->ro_ref = NULL;
 	ring->ro_page = NULL;
 	ring->ro_on = false;

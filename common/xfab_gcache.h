@@ -81,4 +81,35 @@ static inline void xfab_gc_unpin(struct xfab_gcache *c, u32 slot)
 		c->ent[slot].pins--;
 }
 
+#ifdef __KERNEL__
+#include <linux/slab.h>
+#include <linux/log2.h>
+
+/*
+ * A cache of cap slots with its storage from the kernel (the drivers'
+ * common case; userspace tests bring their own arrays). Undone by
+ * xfab_gc_kfree(), also after a failure or on a cache never set up.
+ */
+static inline int xfab_gc_kalloc(struct xfab_gcache *c, u32 cap)
+{
+	u32 buckets = roundup_pow_of_two(cap);
+	struct xfab_gc_ent *ent = kvcalloc(cap, sizeof(*ent), GFP_KERNEL);
+	u32 *bucket = kvcalloc(buckets, sizeof(*bucket), GFP_KERNEL);
+
+	if (!ent || !bucket || xfab_gc_init(c, cap, buckets, ent, bucket)) {
+		kvfree(ent);
+		kvfree(bucket);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static inline void xfab_gc_kfree(struct xfab_gcache *c)
+{
+	kvfree(c->ent);
+	kvfree(c->bucket);
+	memset(c, 0, sizeof(*c));
+}
+#endif
+
 #endif /* XFAB_GCACHE_H */

@@ -137,16 +137,16 @@ def table(summary, machine):
                      f"{cell(st, 'xfab')} | {ratio(st)} | {cell(st, 'xfabro')} | "
                      f"{ratio(st, 'xfabro')} | {cell(st, 'ref')} |")
     labels = {"per_pkt." + k: lab for k, lab, _ in COSTS}
-    if not any(k[1] in labels for k in summary):
-        return "\n".join(lines) + "\n" + block_costs(summary)
-    lines += ["", "Cost per packet (packets counted at dom0's vif; CPU from "
-              "xl list; grant-copy and notification counts exist only for "
-              "the xfab drivers: for the stock pair the interrupt counts of "
-              "the other side stand in for notifications):", "",
-              "| workload | cost | stock | xfab | xfab/stock |",
-              "|---|---|---|---|---|"]
     keys = sorted((k for k in summary if k[1] in labels),
                   key=lambda k: (workload_order(k[0]), k[1]))
+    if keys:
+        lines += ["", "Cost per packet (packets counted at dom0's vif; CPU "
+                  "from xl list; grant-copy and notification counts exist "
+                  "only for the xfab drivers: for the stock pair the "
+                  "interrupt counts of the other side stand in for "
+                  "notifications):", "",
+                  "| workload | cost | stock | xfab | xfab/stock |",
+                  "|---|---|---|---|---|"]
     for wl, metric in keys:
         st = summary[(wl, metric)]
         if "stock" not in st and "xfab" not in st:

@@ -71,10 +71,5 @@ bench_net_set() {
 
 pgrep -x netserver >/dev/null || netserver >/dev/null 2>&1 || fail "netserver would not start in dom0"
 log "bench: $BENCH_REPEATS rounds of '$BENCH_SETS', ${BENCH_SECS}s runs, sizes $BENCH_SIZES"
-for rep in $(seq "$BENCH_REPEATS"); do
-	for set in $BENCH_SETS; do
-		log "== round $rep, $set"
-		bench_net_set "$set" "$rep"
-	done
-done
+bench_rounds "$BENCH_SETS" bench_net_set
 pass "network benchmark: $BENCH_REPEATS rounds of $BENCH_SETS"

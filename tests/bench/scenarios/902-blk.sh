@@ -118,10 +118,5 @@ bench_blk_set() {
 }
 
 log "block bench: $BENCH_REPEATS rounds of '$BLK_SETS', ${BENCH_SECS}s fio runs"
-for rep in $(seq "$BENCH_REPEATS"); do
-	for set in $BLK_SETS; do
-		log "== round $rep, $set"
-		bench_blk_set "$set" "$rep"
-	done
-done
+bench_rounds "$BLK_SETS" bench_blk_set
 pass "block benchmark: $BENCH_REPEATS rounds of $BLK_SETS"

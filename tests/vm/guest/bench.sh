@@ -15,6 +15,18 @@ BENCH_D2=${BENCH_D2:-1}			# 0: no second domU (quick mode)
 
 rec() { figure "b.$1.$2.$3.$4" "$5"; }
 
+# bench_rounds SETS FN: FN SET REP for every set in SETS, BENCH_REPEATS
+# rounds over the sets in turn, so that drift hits them all alike.
+bench_rounds() {
+	local sets=$1 fn=$2 rep set
+	for rep in $(seq "$BENCH_REPEATS"); do
+		for set in $sets; do
+			log "== round $rep, $set"
+			"$fn" "$set" "$rep"
+		done
+	done
+}
+
 # Driver modules per set: dom0 backend, domU frontend.
 bench_backend() { [ "$1" = xfab ] && echo xfab_netback || echo xen-netback; }
 bench_frontend() { [ "$1" = xfab ] && echo xfab_netfront || echo xen-netfront; }

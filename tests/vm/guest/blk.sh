@@ -218,30 +218,38 @@ blk_reattach() {
 	log "block-detach/attach of $dev: back"
 }
 
+# blk_fio_bg NAME DEV TAG SIZE: start a 16 KiB random-write fio verify
+# of SIZE on DEV in NAME, in the background (its output in /tmp/TAG.fio).
+blk_fio_bg() {
+	domu_must "$1" 10 "fio --name=$3 --filename=/dev/$2 --direct=1 --ioengine=libaio \
+		--rw=randwrite --bs=16k --iodepth=16 --size=$4 --verify=crc32c --verify_fatal=1 \
+		--do_verify=1 >/tmp/$3.fio 2>&1; echo fio-rc=\$? >>/tmp/$3.fio &" >/dev/null || exit $?
+}
+
+# blk_fio_bg_wait NAME TAG WHAT: wait for blk_fio_bg's fio; it must have
+# verified (WHAT names what it ran across, for the failure).
+blk_fio_bg_wait() {
+	local out
+	out=$(domu_exec "$1" 600 "for i in \$(seq 1100); do grep -q fio-rc= /tmp/$2.fio && break; sleep 0.5; done; cat /tmp/$2.fio") ||
+		fail "fio across $3: $(echo "$out" | tail -n 3)"
+	echo "$out" | tail -n 3
+	echo "$out" | grep -q '^fio-rc=0$' || fail "fio verify across $3 failed: $(echo "$out" | tail -n 3)"
+}
+
 # blk_save_restore NAME DEV: fio verify runs on DEV across xl save/restore
 # and must finish without an error. The disks in BLK_RELAXED get their
 # xfab-trust again before the restored domain runs.
 blk_save_restore() {
-	local name=$1 dev=$2 out
-	domu_must "$name" 10 "fio --name=sr --filename=/dev/$dev --direct=1 --ioengine=libaio \
-		--rw=randwrite --bs=16k --iodepth=16 --size=64M --verify=crc32c --verify_fatal=1 \
-		--do_verify=1 >/tmp/sr.fio 2>&1; echo fio-rc=\$? >>/tmp/sr.fio &" >/dev/null || exit $?
+	local name=$1 dev=$2 hook=""
+	blk_fio_bg "$name" "$dev" sr 64M
 	sleep 4
 	must xl save "$name" "$W/$name.save"
-	if [ -n "$BLK_RELAXED" ]; then
-		# new device directories: the toolstack sets the trust again
-		must xl restore -p "$W/$name.save"
-		blk_trust_hook "$(domu_id "$name")" || fail "writing xfab-trust after restore"
-		must xl unpause "$name"
-	else
-		must xl restore "$W/$name.save"
-	fi
+	# new device directories: the toolstack sets the trust again
+	[ -n "$BLK_RELAXED" ] && hook=blk_trust_hook
+	xl_paused "$name" "$hook" restore "$W/$name.save" || fail "writing xfab-trust after restore"
 	rm -f "$W/$name.save"
 	log "$name restored as domid $(domu_id "$name")"
-	out=$(domu_exec "$name" 600 "for i in \$(seq 1100); do grep -q fio-rc= /tmp/sr.fio && break; sleep 0.5; done; cat /tmp/sr.fio") ||
-		fail "fio across save/restore: $(echo "$out" | tail -n 3)"
-	echo "$out" | tail -n 3
-	echo "$out" | grep -q '^fio-rc=0$' || fail "fio verify across save/restore failed: $(echo "$out" | tail -n 3)"
+	blk_fio_bg_wait "$name" sr "save/restore"
 	log "save/restore during fio verify: verified"
 }
 
@@ -309,8 +317,8 @@ blk_fast_checks() {
 		if [[ " $BLK_RELAXED " == *" $dev "* ]]; then
 			[ "$(blk_fstat "$name" $dev write_mode)" = in-place ] ||
 				fail "$dev: relaxed trust, but the frontend's write_mode is '$(blk_fstat "$name" $dev write_mode)'"
-			[ "$(cat "$(blk_sysdir "$name" $dev)/statistics/mode")" = xfab-ro ] ||
-				fail "$dev: relaxed trust, but the backend's mode is '$(cat "$(blk_sysdir "$name" $dev)/statistics/mode")'"
+			[ "$(blk_stat "$name" $dev mode)" = xfab-ro ] ||
+				fail "$dev: relaxed trust, but the backend's mode is '$(blk_stat "$name" $dev mode)'"
 			[ "$(blk_fstat "$name" $dev ro_hits)" -gt 0 ] || fail "$dev: no kept read-only grant reused"
 			[ "$(blk_stat "$name" $dev ro_hits)" -gt 0 ] || fail "$dev: backend reused no kept read-only mapping"
 		else
@@ -325,8 +333,8 @@ blk_fast_checks() {
 blk_no_fast_path() {
 	local name=$1 dev=xvdb
 	if lsmod | grep -q '^xfab_blkback '; then
-		[ "$(cat "$(blk_sysdir "$name" $dev)/statistics/mode")" = stock ] ||
-			fail "$dev: a stock frontend, but the backend's mode is '$(cat "$(blk_sysdir "$name" $dev)/statistics/mode")'"
+		[ "$(blk_stat "$name" $dev mode)" = stock ] ||
+			fail "$dev: a stock frontend, but the backend's mode is '$(blk_stat "$name" $dev mode)'"
 		[ "$(blk_stat "$name" $dev polls)" = 0 ] || fail "$dev: xfab_blkback polled a stock frontend's ring"
 	else
 		[ "$(blk_fstat "$name" $dev write_mode)" = copy ] ||
@@ -340,11 +348,9 @@ blk_no_fast_path() {
 # is unloaded and loaded again with NAME alive; an xfab frontend holds
 # the disk, reconnects by itself and fio must finish verified.
 blk_backend_reload() {
-	local name=$1 dev=$2 out before d
+	local name=$1 dev=$2 before d
 	before=$(blk_fstat "$name" "$dev" reconnects)
-	domu_must "$name" 10 "fio --name=rl --filename=/dev/$dev --direct=1 --ioengine=libaio \
-		--rw=randwrite --bs=16k --iodepth=16 --size=48M --verify=crc32c --verify_fatal=1 \
-		--do_verify=1 >/tmp/rl.fio 2>&1; echo fio-rc=\$? >>/tmp/rl.fio &" >/dev/null || exit $?
+	blk_fio_bg "$name" "$dev" rl 48M
 	sleep 3
 	# The bus holds a module reference per bound device: unbind first.
 	for d in /sys/bus/xen-backend/drivers/xfab_blkback/vbd-*; do
@@ -354,9 +360,7 @@ blk_backend_reload() {
 	log "xfab_blkback unloaded with $name's I/O running"
 	sleep 2
 	load_backend xfab_blkback
-	out=$(domu_exec "$name" 600 "for i in \$(seq 1100); do grep -q fio-rc= /tmp/rl.fio && break; sleep 0.5; done; cat /tmp/rl.fio") ||
-		fail "fio across the backend reload: $(echo "$out" | tail -n 3)"
-	echo "$out" | grep -q '^fio-rc=0$' || fail "fio verify across the backend reload failed: $(echo "$out" | tail -n 3)"
+	blk_fio_bg_wait "$name" rl "the backend reload"
 	[ "$(blk_fstat "$name" "$dev" reconnects)" -gt "$before" ] ||
 		fail "$dev: xfab_blkfront counted no reconnect across the backend reload"
 	log "backend reload during fio verify: reconnected, verified"

@@ -90,14 +90,11 @@ domu_start() {
 	echo "$name" >>"$W/expected-domains"
 	_stream_console "$name"
 	log "xl create $name (mods=$mods ip=$ip disks=[$disks])"
-	must xl create ${hook:+-p} "$XFAB/xl/domu.cfg" "name=\"$name\"" "vcpus=$vcpus" \
+	xl_paused "$name" "$hook" create "$XFAB/xl/domu.cfg" "name=\"$name\"" "vcpus=$vcpus" \
 		"memory=$mem" "vif=$vifs" "disk=[$disks]" \
-		"extra=\"console=hvc0 xfab.mods=$mods xfab.ip=$ip\"" "${extra_xl[@]}"
+		"extra=\"console=hvc0 xfab.mods=$mods xfab.ip=$ip\"" "${extra_xl[@]}" ||
+		error "$name: paused-domain hook '$hook' failed"
 	id=$(domu_id "$name") || error "domain $name vanished right after xl create"
-	if [ -n "$hook" ]; then
-		$hook "$id" || error "$name: paused-domain hook '$hook' failed"
-		must xl unpause "$name"
-	fi
 	for i in $(seq 240); do
 		if [ "$(xenstore-read "/local/domain/$id/data/xfab/ready" 2>/dev/null)" = 1 ]; then
 			log "$name (domid $id) ready after $((i / 2))s"
@@ -110,6 +107,22 @@ domu_start() {
 		sleep 0.5
 	done
 	error "domain $name: agent not ready after 120s (boot stalled)"
+}
+
+# xl_paused NAME HOOK CMD ARGS...: xl CMD (create or restore) ARGS; with
+# a HOOK, the domain is made paused, "HOOK DOMID" runs (toolstack keys a
+# driver must find when it loads), then it is unpaused. Returns 1 if the
+# hook failed (NAME stays paused).
+xl_paused() {
+	local name=$1 hook=$2 cmd=$3
+	shift 3
+	if [ -z "$hook" ]; then
+		must xl "$cmd" "$@"
+		return 0
+	fi
+	must xl "$cmd" -p "$@"
+	$hook "$(domu_id "$name")" || return 1
+	must xl unpause "$name"
 }
 
 _stream_console() {
