@@ -208,12 +208,11 @@ static void nf_queue_quiesce(struct xfab_nf_queue *q)
 	if (q->napi_on)
 		napi_disable(&q->napi);
 	q->napi_on = false;
-	if (q->tx_irq && q->tx_irq != q->rx_irq)
+	/* split channels can fail half bound: tx set, rx still 0 */
+	if (q->rx_irq && q->rx_irq != q->tx_irq)
 		unbind_from_irqhandler(q->rx_irq, q);
 	if (q->tx_irq)
 		unbind_from_irqhandler(q->tx_irq, q);
-	else if (q->rx_irq)
-		unbind_from_irqhandler(q->rx_irq, q);
 	q->tx_irq = q->rx_irq = 0;
 	q->tx_evtchn = q->rx_evtchn = 0;
 	/* NAPI is off: nothing re-arms the timer any more */

@@ -38,11 +38,9 @@ bench_net_set() {
 	local set=$1 rep=$2 fe s id
 	fe=$(bench_frontend "$set")
 	net_use_backend "$(bench_backend "$set")"
-	# 512 MiB as before the tests' default went down: the TCP stacks
-	# size their memory limits from it
-	domu_start d1 --mods "$fe" --vcpus 2 --mem 512
+	domu_start d1 --mods "$fe" --vcpus 2
 	[ "$BENCH_D2" = 1 ] &&
-		domu_start d2 --mods "$fe" --vcpus 1 --mem 512 --ip 10.0.0.3/24 --mac 00:16:3e:00:00:03
+		domu_start d2 --mods "$fe" --vcpus 1 --ip 10.0.0.3/24 --mac 00:16:3e:00:00:03
 	for s in $(xl list | awk 'NR > 2 { print $1 }'); do
 		id=$(domu_id $s)
 		[ "$(net_driver "vif$id.0")" = "$(bench_backend "$set" | tr - _)" ] ||

@@ -19,7 +19,9 @@
 DIAG=blk_diag
 BLK_SIZE_MB=192
 BLK_SETS=${BLK_SETS:-"stock xfab xfabro"}
-# BLK_POLL_US: xfab_blkback's poll_us for this run (an experiment)
+# BLK_POLL_US: xfab_blkback's poll_us for this run (an experiment);
+# BLK_FE_KARGS: domU kernel arguments for every set, e.g.
+# "xfab_blkfront.max_indirect_segments=256" (an experiment)
 H=$(blk_handle xvdb)
 
 # Shell text for the domU: requests completed on xvdb, blkif interrupts,
@@ -102,7 +104,8 @@ bench_blk_set() {
 	fi
 	blk_make_disks
 	domu_start d1 --mods "$fe" --novif --vcpus 2 --mem 768 \
-		--paused-hook blk_trust_hook --disk 'phy:/dev/ram0,xvdb,w'
+		--paused-hook blk_trust_hook --disk 'phy:/dev/ram0,xvdb,w' \
+		--kargs "${BLK_FE_KARGS:-}"
 	got=$(blk_driver_front d1 xvdb)
 	[ "$got" = "${fe//-/_}" ] || fail "$set: d1's xvdb is driven by '$got', not $fe"
 	if [ "$set" = xfabro ]; then

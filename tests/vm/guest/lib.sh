@@ -67,15 +67,16 @@ domu_alive() {
 DOMU_FAST_BOOT="cryptomgr.notests initcall_blacklist=crypto_kdf108_init,init_encrypted,jent_mod_init"
 
 # domu_start NAME [--ip A.B.C.D/N] [--mac MAC] [--mods m1,m2] [--disk SPEC]
-#            [--vcpus N] [--mem MB] [--novif] [xl overrides...]
+#            [--vcpus N] [--mem MB] [--novif] [--kargs "WORDS"]
+#            [xl overrides...]
 # Boots a PV domU from $XFAB/xl/domu.cfg and waits until its agent answers.
 # --mods names the frontend modules its init loads explicitly (stock names
-# come from the base initramfs, xfab ones from this run's modules).
+# come from the base initramfs, xfab ones from this run's modules);
+# --kargs adds kernel arguments, "xfab_blkfront.param=value" among them
+# (the domU's init gives those to the module it loads).
 domu_start() {
 	local name=$1 ip=10.0.0.2/24 mac=00:16:3e:00:00:02 mods=xen-netfront,xen-blkfront
-	# 256 MiB: the root (about 75 MiB) and the tools fit, and xl save and
-	# restore move half what 512 would (about 10 s less per cycle)
-	local vcpus=2 mem=256 disks="" vif=1 extra_xl=() id i hook=""
+	local vcpus=2 mem=512 disks="" vif=1 extra_xl=() id i hook="" kargs=""
 	shift
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -86,6 +87,7 @@ domu_start() {
 		--vcpus) vcpus=$2 && shift ;;
 		--mem) mem=$2 && shift ;;
 		--novif) vif=0 ip="" ;;
+		--kargs) kargs=$2 && shift ;;
 		# run "CMD DOMID" between a paused xl create and the unpause
 		# (toolstack keys a driver must find when it loads)
 		--paused-hook) hook=$2 && shift ;;
@@ -97,10 +99,10 @@ domu_start() {
 	[ $vif = 1 ] && vifs="['mac=$mac,bridge=xenbr0']"
 	echo "$name" >>"$W/expected-domains"
 	_stream_console "$name"
-	log "xl create $name (mods=$mods ip=$ip disks=[$disks])"
+	log "xl create $name (mods=$mods ip=$ip disks=[$disks]${kargs:+ kargs=$kargs})"
 	xl_paused "$name" "$hook" create "$XFAB/xl/domu.cfg" "name=\"$name\"" "vcpus=$vcpus" \
 		"memory=$mem" "vif=$vifs" "disk=[$disks]" \
-		"extra=\"console=hvc0 $DOMU_FAST_BOOT xfab.mods=$mods xfab.ip=$ip\"" "${extra_xl[@]}" ||
+		"extra=\"console=hvc0 $DOMU_FAST_BOOT $kargs xfab.mods=$mods xfab.ip=$ip\"" "${extra_xl[@]}" ||
 		error "$name: paused-domain hook '$hook' failed"
 	id=$(domu_id "$name") || error "domain $name vanished right after xl create"
 	for i in $(seq 240); do
@@ -353,7 +355,8 @@ irq_count() {
 # prints "lost total" as the receiver saw them.
 udp_burst() {
 	local ip=$1 rev=${2:-} out
-	out=$(iperf3 -c "$ip" -u -b 400M -l 1400 -t 3 $rev 2>&1) || { echo "$out"; return 1; }
+	# timeout: iperf3 waits forever on a peer that died mid-test
+	out=$(timeout 60 iperf3 -c "$ip" -u -b 400M -l 1400 -t 3 $rev 2>&1) || { echo "$out"; return 1; }
 	echo "$out" | awk '/receiver/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\/[0-9]+$/) { split($i, a, "/"); print a[1], a[2] } }' | tail -n 1
 }
 
@@ -438,9 +441,11 @@ net_interop() {
 
 	n=$(xenstore-read "/local/domain/$id/device/vif/0/multi-queue-num-queues" 2>/dev/null)
 	[ "$n" = 2 ] || fail "frontend asked for '${n:-1}' queues with 2 vCPUs, want 2"
-	l=$(iperf3 -c 10.0.0.2 -P 8 -t 4 2>&1 | awk '/SUM.*receiver/ { print $(NF-2), $(NF-1) }')
+	l=$(timeout 60 iperf3 -c 10.0.0.2 -P 8 -t 4 2>&1 | awk '/SUM.*receiver/ { print $(NF-2), $(NF-1) }')
+	[ -n "$l" ] || fail "iperf3 -P 8 dom0->d1 gave no result"
 	figure tcp8_dom0_to_domu "$l"
-	l=$(iperf3 -c 10.0.0.2 -P 8 -t 4 -R 2>&1 | awk '/SUM.*receiver/ { print $(NF-2), $(NF-1) }')
+	l=$(timeout 60 iperf3 -c 10.0.0.2 -P 8 -t 4 -R 2>&1 | awk '/SUM.*receiver/ { print $(NF-2), $(NF-1) }')
+	[ -n "$l" ] || fail "iperf3 -P 8 d1->dom0 gave no result"
 	figure tcp8_domu_to_dom0 "$l"
 	q0=$(irq_count "vif$id\\.0-q0")
 	q1=$(irq_count "vif$id\\.0-q1")
