@@ -46,15 +46,19 @@
 /* Segments we ever put in one request (indirect pages hold 512 each). */
 #define XFAB_BF_MAX_SEGS XFAB_BLK_MAX_INDIRECT_SEGS
 #define XFAB_BF_MAX_IND_PAGES 1
+/* Segments per request with a backend other than xfab_blkback (auto). */
+#define XFAB_BF_STOCK_SEGS 32u
 
 extern unsigned int xfab_bf_max_queues;
 extern unsigned int xfab_bf_max_ring_order;
 extern unsigned int xfab_bf_max_indirect;
+extern unsigned int xfab_bf_pool_pages;
 extern unsigned int xfab_bf_ro_grants;
 extern unsigned int xfab_bf_ro_idle_ms;
 extern bool xfab_bf_allow_relaxed;
 
 #define XFAB_BF_RO_LIMIT 65536u
+#define XFAB_BF_POOL_LIMIT 65536u
 
 /* One page granted to the backend for the ring's life. */
 struct xfab_bf_gnt {

@@ -26,13 +26,27 @@ module_param_named(max_ring_page_order, xfab_bf_max_ring_order, uint, 0444);
 MODULE_PARM_DESC(max_ring_page_order, "Ring pages at most, log2 (default 0, 0..4)");
 
 /*
- * Segments per request when the backend takes indirect requests: 32
- * makes 128 KiB requests. Each ring's pool can grow to slots x (this + 1)
- * pages, so large values cost memory.
+ * Segments per request when the backend takes indirect requests. 0 picks
+ * by backend: 256 (1 MiB requests) with xfab_blkback, whose frontend
+ * pool stays mapped whatever the request size; 32 (128 KiB, as Linux's
+ * blkfront) with any other backend, which may keep only so many grants
+ * mapped. Set it to force a size.
  */
-unsigned int xfab_bf_max_indirect = 32;
+unsigned int xfab_bf_max_indirect;
 module_param_named(max_indirect_segments, xfab_bf_max_indirect, uint, 0444);
-MODULE_PARM_DESC(max_indirect_segments, "Segments per indirect request at most (default 32, 11..256)");
+MODULE_PARM_DESC(max_indirect_segments, "Segments per indirect request at most (default 0: 256 with xfab_blkback, 32 otherwise; or 11..256)");
+
+/*
+ * Pages a ring's pool may grant (data and indirect pages, granted once
+ * and reused). The default is blkback's default max_persistent_grants
+ * (Linux's and ours): the backend keeps the whole pool mapped, so no
+ * request costs it a grant hypercall. That is a full ring of 128 KiB
+ * requests, or four 1 MiB ones in flight; when the pool is out, requests
+ * wait for answers (the busy counter).
+ */
+unsigned int xfab_bf_pool_pages = 1056;
+module_param_named(pool_pages, xfab_bf_pool_pages, uint, 0444);
+MODULE_PARM_DESC(pool_pages, "Granted pool pages per ring at most (default 1056, 257..65536)");
 
 /*
  * Pages written from, granted read-only and kept per ring when the
@@ -67,11 +81,20 @@ static int __init xfab_bf_init(void)
 		return -ENODEV;
 	if (!xfab_bf_max_queues || xfab_bf_max_queues > 16 ||
 	    xfab_bf_max_ring_order > XFAB_RING_MAX_ORDER ||
-	    xfab_bf_max_indirect < BLKIF_MAX_SEGMENTS_PER_REQUEST ||
+	    (xfab_bf_max_indirect &&
+	     xfab_bf_max_indirect < BLKIF_MAX_SEGMENTS_PER_REQUEST) ||
 	    xfab_bf_max_indirect > XFAB_BF_MAX_SEGS) {
-		pr_err("xfab_blkfront: max_queues 1..16, max_ring_page_order 0..%u, max_indirect_segments %u..%u\n",
+		pr_err("xfab_blkfront: max_queues 1..16, max_ring_page_order 0..%u, max_indirect_segments 0 or %u..%u\n",
 		       XFAB_RING_MAX_ORDER, BLKIF_MAX_SEGMENTS_PER_REQUEST,
 		       XFAB_BF_MAX_SEGS);
+		return -EINVAL;
+	}
+	if (xfab_bf_pool_pages < XFAB_BF_MAX_SEGS + XFAB_BF_MAX_IND_PAGES ||
+	    xfab_bf_pool_pages > XFAB_BF_POOL_LIMIT) {
+		pr_err("xfab_blkfront: pool_pages=%u: %u (one largest request)..%u\n",
+		       xfab_bf_pool_pages,
+		       XFAB_BF_MAX_SEGS + XFAB_BF_MAX_IND_PAGES,
+		       XFAB_BF_POOL_LIMIT);
 		return -EINVAL;
 	}
 	if (xfab_bf_ro_grants > XFAB_BF_RO_LIMIT) {

@@ -33,11 +33,16 @@ static blk_status_t *rq_status(struct request *rq)
 	return blk_mq_rq_to_pdu(rq);
 }
 
-/* Pool pages one ring may ever need: every slot with its largest request. */
+/*
+ * Pool pages one ring may grant: what every slot with its largest request
+ * would need, within pool_pages (checked at load to hold one such request,
+ * so a request alone on the ring always finds its pages).
+ */
 static unsigned int pool_cap(const struct xfab_bf_ring *ring)
 {
-	return RING_SIZE(&ring->front) *
-	       (ring->info->segs + XFAB_BF_MAX_IND_PAGES);
+	return min(RING_SIZE(&ring->front) *
+		   (ring->info->segs + XFAB_BF_MAX_IND_PAGES),
+		   xfab_bf_pool_pages);
 }
 
 /* A free pool page, or a new one granted now; NULL if none can be had. */

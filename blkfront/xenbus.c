@@ -217,6 +217,25 @@ static void be_offer(struct xfab_bf_info *info)
 	f->relaxed = fe_relaxed(info);
 }
 
+/*
+ * Segments per request: the parameter, or by backend (0); what the
+ * backend offers caps it. A resumed disk asks for the size its queue
+ * limits were set to (bf_talk refuses a backend that offers less).
+ */
+static unsigned int bf_segs(const struct xfab_bf_info *info)
+{
+	const struct xfab_bf_features *f = &info->feat;
+	unsigned int want = xfab_bf_max_indirect;
+
+	if (f->max_indirect < BLKIF_MAX_SEGMENTS_PER_REQUEST)
+		return BLKIF_MAX_SEGMENTS_PER_REQUEST;
+	if (info->gd)
+		want = info->segs;
+	else if (!want)
+		want = f->xfab ? XFAB_BF_MAX_SEGS : XFAB_BF_STOCK_SEGS;
+	return min3(want, f->max_indirect, (unsigned int)XFAB_BF_MAX_SEGS);
+}
+
 /* Rings and channels up, keys written: Initialised. */
 static int bf_talk(struct xfab_bf_info *info)
 {
@@ -226,9 +245,7 @@ static int bf_talk(struct xfab_bf_info *info)
 
 	be_offer(info);
 	nr = min3(xfab_bf_max_queues, num_online_cpus(), max(f->max_queues, 1U));
-	segs = f->max_indirect >= BLKIF_MAX_SEGMENTS_PER_REQUEST ?
-	       min(xfab_bf_max_indirect, f->max_indirect) :
-	       BLKIF_MAX_SEGMENTS_PER_REQUEST;
+	segs = bf_segs(info);
 	if (info->gd) {
 		/* resumed: the disk's queue limits and hw queues stay */
 		if (segs < info->segs || nr < info->nr_hw_queues) {

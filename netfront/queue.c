@@ -161,6 +161,12 @@ int xfab_nf_queues_create(struct xfab_nf_info *info, unsigned int nr)
 	unsigned int i;
 	int err;
 
+	/*
+	 * xmit does not take rtnl and trusts num_queues: no xmit may run
+	 * until the queues are whole (a new device's TX queues start
+	 * running; connect or open starts them again).
+	 */
+	netif_tx_disable(info->netdev);
 	info->queues = kvcalloc(nr, sizeof(*info->queues), GFP_KERNEL);
 	if (!info->queues)
 		return -ENOMEM;

@@ -168,6 +168,7 @@ static int nf_rx_offloads(struct xfab_nf_queue *q, struct sk_buff *skb)
 /*
  * An skb from the chain's data pages (their grants ended). More data
  * slots than an skb has frags: copy the first one into the linear area.
+ * NULL when memory is short; pages it took are freed, the rest left.
  */
 static struct sk_buff *nf_rx_build(struct xfab_nf_queue *q,
 				   struct page **pages)
@@ -200,9 +201,13 @@ static struct sk_buff *nf_rx_build(struct xfab_nf_queue *q,
 		}
 		pages[i] = NULL;
 	}
+	/* the stack reads headers from the linear area: no room, no packet */
 	pull = min_t(unsigned int, skb->len, XFAB_NF_RX_PULL);
-	if (skb_headlen(skb) < pull)
-		__pskb_pull_tail(skb, pull - skb_headlen(skb));
+	if (skb_headlen(skb) < pull &&
+	    !__pskb_pull_tail(skb, pull - skb_headlen(skb))) {
+		kfree_skb(skb);	/* with the pages it holds as frags */
+		return NULL;
+	}
 	return skb;
 }
 

@@ -259,10 +259,17 @@ blk_fstat() {
 }
 
 # xfab_blkfront's counters after blk_interop: what ran went through it,
-# and the backend never broke the protocol.
+# and the backend never broke the protocol. SEGS: the segments per
+# request it must have picked for this backend. Its pool stays within
+# pool_pages (1056) per ring, 2 rings (2 vCPUs), though 1 MiB requests
+# at iodepth 32 would take 8 times that.
 blk_front_checks() {
-	local name=$1 dev c
+	local name=$1 want=$2 dev c segs
 	for dev in xvdb xvdc; do
+		segs=$(domu_exec "$name" 10 "cat /sys/block/$dev/queue/max_segments" | tail -n 1)
+		[ "$segs" = "$want" ] || fail "$dev: xfab_blkfront picked $segs segments per request, want $want"
+		[ "$(blk_fstat "$name" $dev grants)" -le 2112 ] ||
+			fail "$dev: xfab_blkfront granted $(blk_fstat "$name" $dev grants) pool pages, over 2 x pool_pages"
 		for c in rd_req wr_req flush_req indirect_req bytes_copied grants kicks irqs busy; do
 			figure "front_${c}_$dev" "$(blk_fstat "$name" $dev $c)"
 		done
@@ -314,6 +321,11 @@ blk_fast_checks() {
 			figure "${c}_$dev" "$(blk_stat "$name" $dev $c)"
 		done
 		[ "$(blk_stat "$name" $dev polls)" -gt 0 ] || fail "$dev: xfab_blkback never polled an xfab frontend's ring"
+		# 1 MiB requests, yet the frontend's pool fits what the backend
+		# keeps: each page mapped once, no map per request
+		c=$(($(blk_stat "$name" $dev grant_maps) - $(blk_stat "$name" $dev ro_maps)))
+		[ "$c" = "$(blk_stat "$name" $dev persistent_grants)" ] ||
+			fail "$dev: xfab_blkback mapped $c pool grants, kept $(blk_stat "$name" $dev persistent_grants): some mapped per request"
 		if [[ " $BLK_RELAXED " == *" $dev "* ]]; then
 			[ "$(blk_fstat "$name" $dev write_mode)" = in-place ] ||
 				fail "$dev: relaxed trust, but the frontend's write_mode is '$(blk_fstat "$name" $dev write_mode)'"

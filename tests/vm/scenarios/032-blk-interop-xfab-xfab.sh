@@ -9,6 +9,9 @@
 #   request. Both disks are put in relaxed trust by the "toolstack"
 #   (xfab-trust=relaxed): writes must go in place through kept read-only
 #   grants and mappings (reused on both ends), and the backend must poll.
+#   The frontend must pick 1 MiB requests (256 segments) for this backend,
+#   and keep its pool within what the backend keeps mapped: every pool
+#   page mapped once, none per request.
 # Topology: dom0 (xfab_blkback; brd /dev/ram0 and a 256 MiB file) <->
 #   domU d1 (xfab_blkfront, 2 vCPUs, no network), disks xvdb (ram0) and
 #   xvdc (the file).
@@ -17,7 +20,7 @@
 
 blk_interop xfab_blkfront xfab_blkback "xvdb xvdc"
 blk_discard d1 xvdc
-blk_front_checks d1
+blk_front_checks d1 256
 blk_back_checks d1
 blk_fast_checks d1
 pass "xfab_blkfront <-> xfab_blkback in relaxed trust: fio verify, ext4 tree + fsck, discard; writes in place, polling; both ends' counters"
