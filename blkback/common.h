@@ -54,6 +54,7 @@ extern bool xfab_bb_discard;
 extern unsigned int xfab_bb_ro_max;
 extern unsigned int xfab_bb_ro_idle_ms;
 extern unsigned int xfab_bb_poll_us;
+extern unsigned int xfab_bb_resize_ms;
 
 #define XFAB_BB_RO_LIMIT 65536u
 
@@ -88,6 +89,7 @@ struct xfab_bb_stats {
 	u64 ro_purged;		/* kept mappings dropped when idle */
 	u64 ro_full;		/* every kept mapping busy: mapped once */
 	u64 polls, poll_found, poll_empty;
+	u64 resizes;		/* new sizes announced (the device's, not a ring's) */
 	u64 err[XFAB_BLK_NR_ERRS];	/* refused requests by reason */
 };
 

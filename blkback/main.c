@@ -49,6 +49,16 @@ bool xfab_bb_persistent = true;
 module_param_named(feature_persistent, xfab_bb_persistent, bool, 0444);
 MODULE_PARM_DESC(feature_persistent, "Offer persistent grants (default on)");
 
+/*
+ * How often a connected disk's size is compared with what the frontend
+ * was told: nothing tells a driver that a block device grew (losetup -c,
+ * lvextend), so we look. A change is written to "sectors" with the state
+ * again, which a blkif frontend takes as a resize. 0: never.
+ */
+unsigned int xfab_bb_resize_ms = 1000;
+module_param_named(resize_check_ms, xfab_bb_resize_ms, uint, 0644);
+MODULE_PARM_DESC(resize_check_ms, "Look for a new disk size this often, ms (default 1000, 0: never)");
+
 /* Offer discard where the disk supports it (off: never). */
 bool xfab_bb_discard = true;
 module_param_named(discard, xfab_bb_discard, bool, 0444);

@@ -23,7 +23,9 @@
 
 struct bb_backend {
 	struct xfab_bb_dev dev;
+	struct mutex state_lock;	/* publishing vs the resize work */
 	enum xenbus_state state;	/* where we are (published) */
+	struct delayed_work resize_work;
 	bool fe_ready;			/* frontend is Initialised/Connected */
 	struct xenbus_watch pdev_watch;
 	bool pdev_watching;
@@ -33,8 +35,10 @@ struct bb_backend {
 
 static void bb_publish(struct bb_backend *be, enum xenbus_state s)
 {
+	mutex_lock(&be->state_lock);
 	be->state = s;
 	xenbus_switch_state(be->dev.xdev, s);
+	mutex_unlock(&be->state_lock);
 }
 
 /* ---- the disk (our toolstack's keys: trusted, but checked for typos) ---- */
@@ -145,6 +149,48 @@ static int bb_open_disk(struct bb_backend *be, dev_t devt)
 	if (err)
 		xenbus_dev_fatal(xdev, err, "writing the disk's keys");
 	return err;
+}
+
+/* ---- resize: the disk's size, looked at every resize_check_ms ---- */
+
+static int bb_resize_keys(struct xenbus_transaction t, void *arg)
+{
+	struct bb_backend *be = arg;
+	const char *node = be->dev.xdev->nodename;
+	int err;
+
+	err = xenbus_printf(t, node, "sectors", "%llu",
+			    (unsigned long long)be->dev.lim.capacity);
+	/* Connected once more: the frontend's watch fires, it reads sectors */
+	if (!err && be->state == XenbusStateConnected)
+		err = xenbus_printf(t, node, "state", "%d", be->state);
+	return err;
+}
+
+static void bb_resize_work(struct work_struct *w)
+{
+	struct bb_backend *be = container_of(to_delayed_work(w),
+					     struct bb_backend, resize_work);
+	struct xfab_bb_dev *dev = &be->dev;
+	sector_t now = bdev_nr_sectors(dev->disk.bdev);
+	unsigned int ms = READ_ONCE(xfab_bb_resize_ms);
+
+	if (now != dev->lim.capacity) {
+		dev_info(&dev->xdev->dev, "disk resized: %llu -> %llu sectors\n",
+			 (unsigned long long)dev->lim.capacity,
+			 (unsigned long long)now);
+		/* requests are checked against the new size from now on */
+		WRITE_ONCE(dev->lim.capacity, now);
+		mutex_lock(&be->state_lock);
+		if (xfab_xs_write(bb_resize_keys, be))
+			dev_warn(&dev->xdev->dev, "writing the new size failed\n");
+		mutex_unlock(&be->state_lock);
+		mutex_lock(&dev->rings_lock);
+		dev->gone.resizes++;
+		mutex_unlock(&dev->rings_lock);
+	}
+	if (ms)
+		schedule_delayed_work(&be->resize_work, msecs_to_jiffies(ms));
 }
 
 static void bb_close_disk(struct xfab_bb_dev *dev)
@@ -390,6 +436,9 @@ static void bb_pdev_changed(struct xenbus_watch *w, const char *path,
 	}
 	if (bb_open_disk(be, devt))
 		return;
+	if (xfab_bb_resize_ms)
+		schedule_delayed_work(&be->resize_work,
+				      msecs_to_jiffies(xfab_bb_resize_ms));
 	bb_set_state(be, XenbusStateConnected);
 }
 
@@ -418,13 +467,19 @@ static void bb_remove(struct xenbus_device *xdev)
 
 	if (!be)
 		return;
-	bb_set_state(be, XenbusStateClosed);
-	bb_disconnect(&be->dev);	/* if Closed was reached another way */
+	/*
+	 * First the watch (it opens the disk and starts the resize work),
+	 * then that work: neither may write keys into a directory being
+	 * removed or look at a disk being closed.
+	 */
 	if (be->pdev_watching) {
 		unregister_xenbus_watch(&be->pdev_watch);
 		kfree(be->pdev_watch.node);
 		be->pdev_watching = false;
 	}
+	cancel_delayed_work_sync(&be->resize_work);
+	bb_set_state(be, XenbusStateClosed);
+	bb_disconnect(&be->dev);	/* if Closed was reached another way */
 	if (be->groups_added)
 		sysfs_remove_groups(&xdev->dev.kobj, xfab_bb_groups);
 	bb_close_disk(&be->dev);
@@ -447,6 +502,8 @@ static int bb_probe(struct xenbus_device *xdev,
 		return -ENOMEM;
 	be->dev.xdev = xdev;
 	mutex_init(&be->dev.rings_lock);
+	mutex_init(&be->state_lock);
+	INIT_DELAYED_WORK(&be->resize_work, bb_resize_work);
 	be->state = XenbusStateInitialising;
 	dev_set_drvdata(&xdev->dev, be);
 

@@ -119,23 +119,31 @@ static u32 bf_ro_gref(struct xfab_bf_ring *ring, struct page *page, u64 now)
 		ring->st.ro_hits++;
 		goto pin;
 	}
+	/*
+	 * Our reference keeps the page from being freed under the grant.
+	 * A page nobody counts (a tail of a non-compound multi-page
+	 * allocation: its own count is 0, its folio is itself) cannot be
+	 * held that way: copy it.
+	 */
+	if (!folio_try_get(page_folio(page)))
+		return XFAB_GC_NONE;
 	s = ro_slot_new(ring, pfn, now);
 	if (s == XFAB_GC_NONE)
-		goto full;
+		goto put;
 	ref = gnttab_grant_foreign_access(ring->info->xdev->otherend_id,
 					  xen_page_to_gfn(page), 1);
 	if (ref < 0) {
 		xfab_gc_remove(&ring->ro, s);
-		goto full;
+		goto put;
 	}
-	get_page(page);
 	ring->ro_ref[s] = ref;
 	ring->ro_page[s] = page;
 	ring->st.ro_grants++;
 pin:
 	xfab_gc_pin(&ring->ro, s);
 	return s;
-full:
+put:
+	put_page(page);
 	ring->st.ro_full++;
 	return XFAB_GC_NONE;
 }

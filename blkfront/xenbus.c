@@ -341,11 +341,36 @@ static void bf_restart(struct xfab_bf_info *info)
 	blk_mq_kick_requeue_list(q);
 }
 
+/*
+ * The backend wrote Connected again while we are connected: the way a
+ * blkif backend announces that its disk changed size ("sectors").
+ */
+static void bf_resize(struct xfab_bf_info *info)
+{
+	struct xenbus_device *xdev = info->xdev;
+	unsigned long long sectors;
+
+	if (xenbus_scanf(XBT_NIL, xdev->otherend, "sectors", "%llu",
+			 &sectors) != 1 || sectors == info->feat.sectors)
+		return;
+	dev_info(&xdev->dev, "%s: backend resized the disk: %llu -> %llu sectors\n",
+		 info->disk_name, (unsigned long long)info->feat.sectors,
+		 sectors);
+	info->feat.sectors = sectors;
+	info->gone.resizes++;
+	set_capacity_and_notify(info->gd, sectors);
+}
+
 static void bf_connect(struct xfab_bf_info *info)
 {
 	struct xenbus_device *xdev = info->xdev;
 	int err;
 
+	if (info->connected && info->gd &&
+	    xdev->state == XenbusStateConnected) {
+		bf_resize(info);
+		return;
+	}
 	if (info->connected || xdev->state != XenbusStateInitialised)
 		return;
 	err = be_disk(info);

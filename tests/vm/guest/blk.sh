@@ -124,6 +124,40 @@ blk_discard() {
 	figure "discard_req_$dev" $((after - before))
 }
 
+# blk_resize NAME: xvdc's file grows by 64 MiB while NAME runs, as a user
+# grows one (truncate, losetup -c). NAME must see the new size within
+# 10 s and fio must verify writes to the new tail; an xfab end on either
+# side must count the resize.
+blk_resize() {
+	local name=$1 loop want got=0 i
+	loop=$(losetup -j "$BLK_FILE" | cut -d: -f1 | head -n 1)
+	[ -n "$loop" ] || error "no loop device backs $BLK_FILE"
+	must truncate -s "$((BLK_SIZE_MB + 64))M" "$BLK_FILE"
+	must losetup -c "$loop"
+	want=$(((BLK_SIZE_MB + 64) * 2048))
+	# a read each round: xen-blkback only looks at the size when it
+	# has a request to serve
+	for i in $(seq 20); do
+		got=$(domu_exec "$name" 10 "dd if=/dev/xvdc of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null; cat /sys/block/xvdc/size" | tail -n 1)
+		[ "$got" = "$want" ] && break
+		sleep 0.5
+	done
+	[ "$got" = "$want" ] || fail "xvdc: $got sectors in $name 10 s after its file grew, want $want"
+	domu_must "$name" 120 "fio --name=tail --filename=/dev/xvdc --direct=1 --ioengine=libaio \
+		--rw=write --bs=64k --iodepth=8 --offset=${BLK_SIZE_MB}M --size=64M \
+		--verify=crc32c --verify_fatal=1 --do_verify=1 >/tmp/fio.out 2>&1 ||
+		{ tail -n 5 /tmp/fio.out; exit 1; }" >/dev/null || exit $?
+	if [ "$(blk_driver_back "$name" xvdc)" = xfab_blkback ]; then
+		[ "$(blk_stat "$name" xvdc resizes)" = 1 ] ||
+			fail "xvdc: xfab_blkback counted $(blk_stat "$name" xvdc resizes) resizes, want 1"
+	fi
+	if [ "$(blk_driver_front "$name" xvdc)" = xfab_blkfront ]; then
+		[ "$(blk_fstat "$name" xvdc resizes)" = 1 ] ||
+			fail "xvdc: xfab_blkfront counted $(blk_fstat "$name" xvdc resizes) resizes, want 1"
+	fi
+	log "xvdc grew to $want sectors: seen by $name, its new tail verified"
+}
+
 # The toolstack's trust choice for the disks in BLK_RELAXED (xfab-trust in
 # each frontend directory, where the backend's domain cannot write),
 # written while the domain is paused: the frontend reads it when it

@@ -11,6 +11,8 @@
 #   indirect requests, flushes from ext4, discards, and no refused or
 #   failed request. xvdb is put in relaxed trust (xfab-trust=relaxed,
 #   as a toolstack would): with a stock peer that must change nothing.
+#   Resize: the file grows by 64 MiB (truncate, losetup -c) with the
+#   guest running; it must see the new size and fio verify the new tail.
 # Topology: dom0 (xfab_blkback; brd /dev/ram0 and a 256 MiB file) <->
 #   domU d1 (xen-blkfront, 2 vCPUs, no network), disks xvdb (ram0) and
 #   xvdc (the file).
@@ -20,5 +22,6 @@
 blk_interop xen-blkfront xfab_blkback xvdb
 blk_no_fast_path d1
 blk_discard d1 xvdc
+blk_resize d1
 blk_back_checks d1
-pass "xen-blkfront <-> xfab_blkback: fio verify, ext4 tree + fsck, discard; 2 rings, persistent, indirect, flush used"
+pass "xen-blkfront <-> xfab_blkback: fio verify, ext4 tree + fsck, discard, resize; 2 rings, persistent, indirect, flush used"

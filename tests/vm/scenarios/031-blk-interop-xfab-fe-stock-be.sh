@@ -10,6 +10,8 @@
 #   (xfab-trust=relaxed): against a stock backend xfab_blkfront must
 #   still copy through its pool. It must pick 128 KiB requests (32
 #   segments) for a stock backend, though that one offers 256.
+#   Resize: the file grows by 64 MiB (truncate, losetup -c) with the
+#   guest running; it must see the new size and fio verify the new tail.
 # Topology: dom0 (xen-blkback; brd /dev/ram0 and a 256 MiB file) <->
 #   domU d1 (xfab_blkfront, 2 vCPUs, no network), disks xvdb (ram0) and
 #   xvdc (the file).
@@ -19,5 +21,6 @@
 blk_interop xfab_blkfront xen-blkback xvdb
 blk_no_fast_path d1
 blk_discard d1 xvdc
+blk_resize d1
 blk_front_checks d1 32
-pass "xfab_blkfront <-> xen-blkback: fio verify, ext4 tree + fsck, discard; flush and indirect used"
+pass "xfab_blkfront <-> xen-blkback: fio verify, ext4 tree + fsck, discard, resize; flush and indirect used"

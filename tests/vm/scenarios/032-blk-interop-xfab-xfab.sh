@@ -12,6 +12,8 @@
 #   The frontend must pick 1 MiB requests (256 segments) for this backend,
 #   and keep its pool within what the backend keeps mapped: every pool
 #   page mapped once, none per request.
+#   Resize: the file grows by 64 MiB (truncate, losetup -c) with the
+#   guest running; it must see the new size and fio verify the new tail.
 # Topology: dom0 (xfab_blkback; brd /dev/ram0 and a 256 MiB file) <->
 #   domU d1 (xfab_blkfront, 2 vCPUs, no network), disks xvdb (ram0) and
 #   xvdc (the file).
@@ -20,7 +22,8 @@
 
 blk_interop xfab_blkfront xfab_blkback "xvdb xvdc"
 blk_discard d1 xvdc
+blk_resize d1
 blk_front_checks d1 256
 blk_back_checks d1
 blk_fast_checks d1
-pass "xfab_blkfront <-> xfab_blkback in relaxed trust: fio verify, ext4 tree + fsck, discard; writes in place, polling; both ends' counters"
+pass "xfab_blkfront <-> xfab_blkback in relaxed trust: fio verify, ext4 tree + fsck, discard, resize; writes in place, polling; both ends' counters"
