@@ -43,6 +43,14 @@ static void bb_publish(struct bb_backend *be, enum xenbus_state s)
 
 /* ---- the disk (our toolstack's keys: trusted, but checked for typos) ---- */
 
+/* The size the frontend is told: at connect, and again on a resize. */
+static int bb_sectors_key(struct xenbus_transaction t,
+			  const struct xfab_bb_dev *dev)
+{
+	return xenbus_printf(t, dev->xdev->nodename, "sectors", "%llu",
+			     (unsigned long long)dev->lim.capacity);
+}
+
 static int bb_disk_keys(struct xenbus_transaction t, void *arg)
 {
 	struct xfab_bb_dev *dev = arg;
@@ -60,8 +68,7 @@ static int bb_disk_keys(struct xenbus_transaction t, void *arg)
 			    dev->lim.barrier) ?:
 	      xenbus_printf(t, node, "feature-discard", "%d",
 			    dev->lim.discard) ?:
-	      xenbus_printf(t, node, "sectors", "%llu",
-			    (unsigned long long)dev->lim.capacity) ?:
+	      bb_sectors_key(t, dev) ?:
 	      xenbus_printf(t, node, "info", "%u", info) ?:
 	      xenbus_printf(t, node, "sector-size", "%u",
 			    dev->lim.sector_size) ?:
@@ -156,14 +163,13 @@ static int bb_open_disk(struct bb_backend *be, dev_t devt)
 static int bb_resize_keys(struct xenbus_transaction t, void *arg)
 {
 	struct bb_backend *be = arg;
-	const char *node = be->dev.xdev->nodename;
 	int err;
 
-	err = xenbus_printf(t, node, "sectors", "%llu",
-			    (unsigned long long)be->dev.lim.capacity);
+	err = bb_sectors_key(t, &be->dev);
 	/* Connected once more: the frontend's watch fires, it reads sectors */
 	if (!err && be->state == XenbusStateConnected)
-		err = xenbus_printf(t, node, "state", "%d", be->state);
+		err = xenbus_printf(t, be->dev.xdev->nodename, "state", "%d",
+				    be->state);
 	return err;
 }
 

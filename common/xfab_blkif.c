@@ -140,9 +140,12 @@ static int seg_check(const u8 *p, const struct xfab_blk_limits *lim,
 /* [sector, sector + n) inside the disk and on logical sector bounds. */
 static int range_check(u64 sector, u64 n, const struct xfab_blk_limits *lim)
 {
+	/* read once: a resize may change it while we look */
+	u64 cap = READ_ONCE(lim->capacity);
+
 	if (sector % lsect(lim) || n % lsect(lim))
 		return XFAB_BLK_MISALIGNED;
-	if (sector > lim->capacity || n > lim->capacity - sector)
+	if (sector > cap || n > cap - sector)
 		return XFAB_BLK_RANGE;
 	return XFAB_BLK_OK;
 }
