@@ -57,6 +57,11 @@ extern unsigned int xfab_bb_poll_us;
 extern unsigned int xfab_bb_resize_ms;
 
 #define XFAB_BB_RO_LIMIT 65536u
+/*
+ * A request of this many segments (64 KiB) or more is answered as soon as
+ * it is done, before the next one is started, rather than with its batch.
+ */
+#define XFAB_BB_EARLY_SEGS 16u
 
 /*
  * What the module holds right now, over all devices: after the last

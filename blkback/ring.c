@@ -358,6 +358,14 @@ static bool bb_fetch(struct xfab_bb_ring *ring)
 			list_del(&req->list);
 			bb_start(ring, req, slot);
 			any = true;
+			/*
+			 * After a large request, answer what is done before
+			 * the next one: the frontend copies that data while
+			 * we work (a read it split in parts). Small ones are
+			 * answered together, for fewer notifications.
+			 */
+			if (n > 1 && req->hdr.nr_segs >= XFAB_BB_EARLY_SEGS)
+				bb_complete(ring);
 		}
 		bb_push(ring);	/* answers to refused requests */
 		if (bb_poll(ring))

@@ -48,6 +48,8 @@
 #define XFAB_BF_MAX_IND_PAGES 1
 /* Segments per request with a backend other than xfab_blkback (auto). */
 #define XFAB_BF_STOCK_SEGS 32u
+/* Ring requests one block request is split into at most (split_kb). */
+#define XFAB_BF_MAX_PARTS 8u
 
 extern unsigned int xfab_bf_max_queues;
 extern unsigned int xfab_bf_max_ring_order;
@@ -55,10 +57,20 @@ extern unsigned int xfab_bf_max_indirect;
 extern unsigned int xfab_bf_pool_pages;
 extern unsigned int xfab_bf_ro_grants;
 extern unsigned int xfab_bf_ro_idle_ms;
+extern unsigned int xfab_bf_split_kb;
 extern bool xfab_bf_allow_relaxed;
 
 #define XFAB_BF_RO_LIMIT 65536u
 #define XFAB_BF_POOL_LIMIT 65536u
+
+/*
+ * A block request's blk-mq payload: how it ends (the first error any of
+ * its ring requests had) and how many of them are still unanswered.
+ */
+struct xfab_bf_pdu {
+	blk_status_t status;
+	unsigned int parts;
+};
 
 /* One page granted to the backend for the ring's life. */
 struct xfab_bf_gnt {
@@ -72,6 +84,7 @@ struct xfab_bf_shadow {
 	struct request *rq;
 	u8 op;				/* what the response must echo */
 	unsigned int nr_segs;
+	unsigned int bytes;		/* of data, in its segments */
 	unsigned int nr_gnts;		/* segments + indirect pages */
 	struct xfab_bf_gnt **gnts;	/* XFAB_BF_MAX_SEGS + 1; NULL: ro_slot */
 	u32 *ro_slot;			/* the kept grant of each, or NONE */
@@ -87,6 +100,7 @@ struct xfab_bf_stats {
 	u64 bytes_copied;
 	u64 grants;			/* pool pages granted */
 	u64 busy;			/* ring or pool full: request retried */
+	u64 splits;			/* requests sent in parts (split_kb) */
 	u64 quiet_pushes;		/* published without a kick: not needed */
 	u64 ro_hits, ro_grants;		/* write pages: kept grant / new one */
 	u64 ro_replaced;		/* an idle kept grant made room */

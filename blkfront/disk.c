@@ -49,7 +49,7 @@ int xfab_bf_disk_add(struct xfab_bf_info *info)
 	set->queue_depth = RING_SIZE(&info->rings[0].front);
 	set->numa_node = NUMA_NO_NODE;
 	set->flags = BLK_MQ_F_SHOULD_MERGE;
-	set->cmd_size = sizeof(blk_status_t);
+	set->cmd_size = sizeof(struct xfab_bf_pdu);
 	set->driver_data = info;
 	err = blk_mq_alloc_tag_set(set);
 	if (err)

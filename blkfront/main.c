@@ -70,6 +70,19 @@ unsigned int xfab_bf_ro_idle_ms = 5000;
 module_param_named(ro_idle_ms, xfab_bf_ro_idle_ms, uint, 0644);
 MODULE_PARM_DESC(ro_idle_ms, "Replace kept read-only grants idle this long, ms (default 5000)");
 
+/*
+ * A read (or a copied write) bigger than this that finds its ring idle
+ * goes out as up to 8 ring requests of about this size, so copying
+ * one part between our pages and the pool overlaps the backend's work on
+ * the next: one request at a time (O_DIRECT, a database's log) then
+ * waits for one part's copy instead of the whole request's. With other
+ * requests in flight there is overlap already and requests stay whole.
+ * 0: never split.
+ */
+unsigned int xfab_bf_split_kb = 256;
+module_param_named(split_kb, xfab_bf_split_kb, uint, 0444);
+MODULE_PARM_DESC(split_kb, "Send a lone read or copied write above this many KiB in parts of about this size (default 256, 0: never, or 16..1024)");
+
 /* Honour the toolstack's xfab-trust=relaxed (off: this guest always copies). */
 bool xfab_bf_allow_relaxed = true;
 module_param_named(allow_relaxed, xfab_bf_allow_relaxed, bool, 0444);
@@ -100,6 +113,12 @@ static int __init xfab_bf_init(void)
 	if (xfab_bf_ro_grants > XFAB_BF_RO_LIMIT) {
 		pr_err("xfab_blkfront: ro_grants=%u: at most %u\n",
 		       xfab_bf_ro_grants, XFAB_BF_RO_LIMIT);
+		return -EINVAL;
+	}
+	if (xfab_bf_split_kb && (xfab_bf_split_kb < 16 ||
+				 xfab_bf_split_kb > 1024)) {
+		pr_err("xfab_blkfront: split_kb=%u: 0 (never) or 16..1024\n",
+		       xfab_bf_split_kb);
 		return -EINVAL;
 	}
 	xfab_bf_stats_init();

@@ -17,6 +17,10 @@
  * through the pool as in the default mode, so a stream of new pages
  * never churns grants (or the backend's mappings).
  *
+ * A large request that finds the ring idle and has data to copy goes out
+ * in parts (split_kb), each an ordinary ring request; the block request
+ * ends when its last part is answered (its payload counts them).
+ *
  * A response is copied out of the ring, decoded by common/, and used only
  * if its id is one we have in flight and its operation is the one we
  * sent. Anything else means the backend is broken or hostile: the ring
@@ -27,10 +31,15 @@
 #include <linux/vmalloc.h>
 #include "common.h"
 
+static struct xfab_bf_pdu *rq_pdu(struct request *rq)
+{
+	return blk_mq_rq_to_pdu(rq);
+}
+
 /* The status a request ends with, kept in its blk-mq payload. */
 static blk_status_t *rq_status(struct request *rq)
 {
-	return blk_mq_rq_to_pdu(rq);
+	return &rq_pdu(rq)->status;
 }
 
 /*
@@ -216,34 +225,37 @@ static void bf_segments(struct xfab_bf_ring *ring, struct xfab_bf_shadow *sh,
 	}
 }
 
-static blk_status_t bf_rw(struct xfab_bf_ring *ring, struct request *rq,
-			  struct xfab_bf_shadow *sh, struct blkif_request *slot,
-			  u16 id)
+/* Make the requests built so far visible; kick if the backend asked. */
+static void bf_push(struct xfab_bf_ring *ring)
+{
+	int notify;
+
+	RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&ring->front, notify);
+	if (notify) {
+		notify_remote_via_irq(ring->irq);
+		ring->st.kicks++;
+	} else {
+		ring->st.quiet_pushes++;
+	}
+}
+
+/* Describe one ring request of rq (its pages taken) in slot; copy writes. */
+static void bf_fill(struct xfab_bf_ring *ring, struct xfab_bf_shadow *sh,
+		    struct blkif_request *slot, u16 id, sector_t sector,
+		    bool write)
 {
 	struct xfab_bf_info *info = ring->info;
-	bool write = rq_data_dir(rq) == WRITE;
-	unsigned int n;
-	bool indirect;
+	unsigned int n = sh->nr_segs;
 
-	sg_init_table(sh->sg, info->segs);
-	n = blk_rq_map_sg(rq->q, rq, sh->sg);
-	if (!n || n > info->segs)	/* our queue limits make this impossible */
-		return BLK_STS_IOERR;
-	indirect = n > BLKIF_MAX_SEGMENTS_PER_REQUEST;
-	if (!bf_pages(ring, sh, n, indirect, write)) {
-		bf_release(ring, sh);
-		return BLK_STS_RESOURCE;
-	}
-	sh->nr_segs = n;
 	sh->op = write ? BLKIF_OP_WRITE : BLKIF_OP_READ;
-	if (indirect) {
+	if (n > BLKIF_MAX_SEGMENTS_PER_REQUEST) {
 		struct xfab_bf_gnt *ind = sh->gnts[n];
 
 		slot->operation = BLKIF_OP_INDIRECT;
 		slot->u.indirect.indirect_op = sh->op;
 		slot->u.indirect.nr_segments = n;
 		slot->u.indirect.id = id;
-		slot->u.indirect.sector_number = blk_rq_pos(rq);
+		slot->u.indirect.sector_number = sector;
 		slot->u.indirect.handle = info->vdevice;
 		slot->u.indirect.indirect_grefs[0] = ind->gref;
 		bf_segments(ring, sh, page_address(ind->page), write);
@@ -253,20 +265,140 @@ static blk_status_t bf_rw(struct xfab_bf_ring *ring, struct request *rq,
 		slot->u.rw.nr_segments = n;
 		slot->u.rw.handle = info->vdevice;
 		slot->u.rw.id = id;
-		slot->u.rw.sector_number = blk_rq_pos(rq);
+		slot->u.rw.sector_number = sector;
 		bf_segments(ring, sh, slot->u.rw.seg, write);
 	}
 	if (write) {
 		ring->st.wr_req++;
-		ring->st.wr_sect += blk_rq_sectors(rq);
+		ring->st.wr_sect += sh->bytes >> XFAB_BLK_SECTOR_SHIFT;
 	} else {
 		ring->st.rd_req++;
-		ring->st.rd_sect += blk_rq_sectors(rq);
+		ring->st.rd_sect += sh->bytes >> XFAB_BLK_SECTOR_SHIFT;
 	}
-	return BLK_STS_OK;
 }
 
-static blk_status_t bf_flush(struct xfab_bf_ring *ring,
+/*
+ * Ring requests for n segments: more than one only for a request that
+ * would otherwise be copied whole while the backend has nothing else to
+ * do (see split_kb), and only if the ring and the pool hold every part.
+ */
+static unsigned int bf_nr_parts(struct xfab_bf_ring *ring, unsigned int n,
+				bool write, bool idle)
+{
+	unsigned int per = xfab_bf_split_kb >> (PAGE_SHIFT - 10), parts;
+
+	if (!per || n <= per || !idle || (write && ring->ro_on))
+		return 1;
+	parts = min(DIV_ROUND_UP(n, per), XFAB_BF_MAX_PARTS);
+	if (parts > RING_FREE_REQUESTS(&ring->front) ||
+	    n + parts > pool_cap(ring))
+		return 1;
+	return parts;
+}
+
+/* Give back the ids and pages of parts taken but never posted. */
+static void bf_unwind(struct xfab_bf_ring *ring, const u16 *ids,
+		      unsigned int nr)
+{
+	while (nr--) {
+		bf_release(ring, &ring->shadow[ids[nr]]);
+		xfab_ids_put(&ring->ids, ids[nr]);
+	}
+}
+
+/*
+ * Part p of the n segments mapped in first->sg goes to sh: its share of
+ * the scatterlist (first keeps part 0) and its size in bytes.
+ */
+static void bf_part_sg(struct xfab_bf_shadow *first, struct xfab_bf_shadow *sh,
+		       unsigned int n, unsigned int per, unsigned int p)
+{
+	unsigned int from = p * per, i;
+	struct scatterlist *sg;
+
+	sh->nr_segs = min(n - from, per);
+	if (sh != first)
+		sg_init_table(sh->sg, sh->nr_segs);
+	sh->bytes = 0;
+	for (i = 0; i < sh->nr_segs; i++) {
+		sg = &first->sg[from + i];
+		if (sh != first)
+			sg_set_page(&sh->sg[i], sg_page(sg), sg->length,
+				    sg->offset);
+		sh->bytes += sg->length;
+	}
+}
+
+/*
+ * A read or write: its segments in one ring request or, split, in
+ * several (ids[0] holds the mapped scatterlist). Every part's id and
+ * pages are taken before any is posted, so a shortage posts nothing.
+ * A split write is posted part by part: the backend starts on one while
+ * we copy the next.
+ */
+static blk_status_t bf_rw(struct xfab_bf_ring *ring, struct request *rq,
+			  bool idle)
+{
+	bool write = rq_data_dir(rq) == WRITE;
+	struct xfab_bf_shadow *first, *sh;
+	unsigned int n, parts, per, p;
+	u16 ids[XFAB_BF_MAX_PARTS];
+	sector_t sector = blk_rq_pos(rq);
+	int id;
+
+	id = xfab_ids_get(&ring->ids);
+	if (id < 0)
+		return BLK_STS_RESOURCE;
+	ids[0] = id;
+	first = &ring->shadow[id];
+	first->nr_gnts = 0;
+	sg_init_table(first->sg, ring->info->segs);
+	n = blk_rq_map_sg(rq->q, rq, first->sg);
+	if (!n || n > ring->info->segs) {	/* our queue limits forbid it */
+		xfab_ids_put(&ring->ids, id);
+		return BLK_STS_IOERR;
+	}
+	parts = bf_nr_parts(ring, n, write, idle);
+	per = DIV_ROUND_UP(n, parts);
+	for (p = 0; p < parts; p++) {
+		if (p) {
+			id = xfab_ids_get(&ring->ids);
+			if (id < 0)
+				goto short_of;
+			ids[p] = id;
+			ring->shadow[id].nr_gnts = 0;
+		}
+		sh = &ring->shadow[ids[p]];
+		bf_part_sg(first, sh, n, per, p);
+		if (!bf_pages(ring, sh, sh->nr_segs,
+			      sh->nr_segs > BLKIF_MAX_SEGMENTS_PER_REQUEST,
+			      write)) {
+			p++;
+			goto short_of;
+		}
+	}
+	if (parts > 1)
+		sg_mark_end(&first->sg[first->nr_segs - 1]);
+	for (p = 0; p < parts; p++) {
+		sh = &ring->shadow[ids[p]];
+		bf_fill(ring, sh, RING_GET_REQUEST(&ring->front,
+						   ring->front.req_prod_pvt),
+			ids[p], sector, write);
+		sh->rq = rq;
+		ring->front.req_prod_pvt++;
+		sector += sh->bytes >> XFAB_BLK_SECTOR_SHIFT;
+		if (write && parts > 1)
+			bf_push(ring);
+	}
+	rq_pdu(rq)->parts = parts;
+	ring->st.splits += parts > 1;
+	return BLK_STS_OK;
+short_of:
+	bf_unwind(ring, ids, p);
+	return BLK_STS_RESOURCE;
+}
+
+static blk_status_t bf_flush(struct xfab_bf_ring *ring, struct request *rq,
 			     struct xfab_bf_shadow *sh,
 			     struct blkif_request *slot, u16 id)
 {
@@ -301,10 +433,13 @@ static blk_status_t bf_discard(struct xfab_bf_ring *ring, struct request *rq,
 	return BLK_STS_OK;
 }
 
-/* Build rq into the next free slot; the caller pushes it. */
-static blk_status_t bf_build(struct xfab_bf_ring *ring, struct request *rq)
+/* One ring request for a flush or discard (op). */
+static blk_status_t bf_single(struct xfab_bf_ring *ring, struct request *rq,
+			      blk_status_t (*op)(struct xfab_bf_ring *,
+						 struct request *,
+						 struct xfab_bf_shadow *,
+						 struct blkif_request *, u16))
 {
-	struct blkif_request *slot;
 	struct xfab_bf_shadow *sh;
 	blk_status_t st;
 	int id;
@@ -315,23 +450,8 @@ static blk_status_t bf_build(struct xfab_bf_ring *ring, struct request *rq)
 	sh = &ring->shadow[id];
 	sh->nr_gnts = 0;
 	sh->nr_segs = 0;
-	slot = RING_GET_REQUEST(&ring->front, ring->front.req_prod_pvt);
-	switch (req_op(rq)) {
-	case REQ_OP_READ:
-	case REQ_OP_WRITE:
-		st = bf_rw(ring, rq, sh, slot, id);
-		break;
-	case REQ_OP_FLUSH:
-		st = bf_flush(ring, sh, slot, id);
-		break;
-	case REQ_OP_DISCARD:
-	case REQ_OP_SECURE_ERASE:
-		st = bf_discard(ring, rq, sh, slot, id);
-		break;
-	default:
-		st = BLK_STS_NOTSUPP;
-		break;
-	}
+	st = op(ring, rq, sh, RING_GET_REQUEST(&ring->front,
+					       ring->front.req_prod_pvt), id);
 	if (st) {
 		xfab_ids_put(&ring->ids, id);	/* never posted */
 		return st;
@@ -341,17 +461,24 @@ static blk_status_t bf_build(struct xfab_bf_ring *ring, struct request *rq)
 	return BLK_STS_OK;
 }
 
-/* Make the requests built so far visible; kick if the backend asked. */
-static void bf_push(struct xfab_bf_ring *ring)
+/* Build rq into the next free slots; the caller pushes them. */
+static blk_status_t bf_build(struct xfab_bf_ring *ring, struct request *rq)
 {
-	int notify;
+	bool idle = !ring->ids.in_flight;
 
-	RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&ring->front, notify);
-	if (notify) {
-		notify_remote_via_irq(ring->irq);
-		ring->st.kicks++;
-	} else {
-		ring->st.quiet_pushes++;
+	*rq_status(rq) = BLK_STS_OK;
+	rq_pdu(rq)->parts = 1;
+	switch (req_op(rq)) {
+	case REQ_OP_READ:
+	case REQ_OP_WRITE:
+		return bf_rw(ring, rq, idle);
+	case REQ_OP_FLUSH:
+		return bf_single(ring, rq, bf_flush);
+	case REQ_OP_DISCARD:
+	case REQ_OP_SECURE_ERASE:
+		return bf_single(ring, rq, bf_discard);
+	default:
+		return BLK_STS_NOTSUPP;
 	}
 }
 
@@ -417,8 +544,11 @@ static void bf_commit_rqs(struct blk_mq_hw_ctx *hctx)
 	spin_unlock_irqrestore(&ring->lock, flags);
 }
 
-/* A request answered: copy read data out, give its pages back. */
-static void bf_complete(struct xfab_bf_ring *ring, struct xfab_bf_shadow *sh,
+/*
+ * A ring request answered: copy read data out, give its pages back. True
+ * if it was the block request's last part (the request has ended).
+ */
+static bool bf_complete(struct xfab_bf_ring *ring, struct xfab_bf_shadow *sh,
 			s16 status)
 {
 	struct request *rq = sh->rq;
@@ -444,9 +574,20 @@ static void bf_complete(struct xfab_bf_ring *ring, struct xfab_bf_shadow *sh,
 	} else if (status != BLKIF_RSP_OKAY) {
 		ring->st.io_errors++;
 		*rq_status(rq) = BLK_STS_IOERR;
-	} else {
-		*rq_status(rq) = BLK_STS_OK;
 	}
+	return --rq_pdu(rq)->parts == 0;
+}
+
+/* rq leaves the ring whole (failed or handed back), once for all parts. */
+static void bf_take(struct xfab_bf_shadow *sh, struct list_head *list)
+{
+	struct xfab_bf_pdu *pdu = rq_pdu(sh->rq);
+
+	if (pdu->parts) {
+		pdu->parts = 0;
+		list_add_tail(&sh->rq->queuelist, list);
+	}
+	sh->rq = NULL;
 }
 
 /*
@@ -470,8 +611,7 @@ static void bf_break(struct xfab_bf_ring *ring, u64 *counter, const char *why,
 		if (!sh->rq)
 			continue;
 		*rq_status(sh->rq) = BLK_STS_IOERR;
-		list_add_tail(&sh->rq->queuelist, done);
-		sh->rq = NULL;
+		bf_take(sh, done);
 	}
 }
 
@@ -481,6 +621,7 @@ static bool bf_responses(struct xfab_bf_ring *ring, struct list_head *done)
 	u8 raw[XFAB_BLK_RSP_BYTES];
 	struct xfab_blk_rsp rsp;
 	struct xfab_bf_shadow *sh;
+	struct request *rq;
 	bool any = false;
 	int more;
 	u32 n;
@@ -517,8 +658,9 @@ static bool bf_responses(struct xfab_bf_ring *ring, struct list_head *done)
 					 done);
 				return true;
 			}
-			list_add_tail(&sh->rq->queuelist, done);
-			bf_complete(ring, sh, rsp.status);
+			rq = sh->rq;
+			if (bf_complete(ring, sh, rsp.status))
+				list_add_tail(&rq->queuelist, done);
 		}
 		RING_FINAL_CHECK_FOR_RESPONSES(&ring->front, more);
 	} while (more);
@@ -624,8 +766,7 @@ void xfab_bf_ring_drain(struct xfab_bf_ring *ring, struct list_head *list)
 
 		if (!sh->rq)
 			continue;
-		list_add_tail(&sh->rq->queuelist, list);
-		sh->rq = NULL;
+		bf_take(sh, list);
 		if (!ring->broken)
 			bf_release(ring, sh);
 	}

@@ -2,7 +2,8 @@
 # 902 block benchmark, stock pair vs xfab pair (copy, and in place)
 # Objective: the raw figures of `make bench` for the block drivers, on a
 #   dom0 RAM disk lent to the domU: fio sequential write and read (1 MiB,
-#   iodepth 4), fio 4 KiB random read at iodepth 32 (IOPS), and IOZone
+#   iodepth 4, and iodepth 1: one request at a time, as IOZone issues
+#   them), fio 4 KiB random read at iodepth 32 (IOPS), and IOZone
 #   (O_DIRECT, 1 MiB records) on ext4 on that disk; the same fio and
 #   IOZone on a RAM disk inside the domU are the "monolithic" reference.
 #   Three sets: stock (xen-blkfront/xen-blkback), xfab (the xfab pair,
@@ -17,7 +18,7 @@
 . /xfab/guest/bench.sh
 . /xfab/guest/blk.sh
 DIAG=blk_diag
-BLK_SIZE_MB=192
+BLK_SIZE_MB=320
 BLK_SETS=${BLK_SETS:-"stock xfab xfabro"}
 # BLK_POLL_US: xfab_blkback's poll_us for this run (an experiment);
 # BLK_FE_KARGS: domU kernel arguments for every set, e.g.
@@ -69,13 +70,14 @@ fio_run() {
 	rec "$set" "$rep" "$wl" "$metric" "$v"
 }
 
-# IOZone write and read (O_DIRECT, 1 MiB records, 96 MiB file) on ext4
-# on DEV, made fresh; KB/s -> MiB/s.
+# IOZone write and read (O_DIRECT, 1 MiB records, 256 MiB file: each
+# phase lasts seconds, not a fraction of one) on ext4 on DEV, made fresh;
+# KB/s -> MiB/s.
 iozone_run() {
 	local set=$1 rep=$2 dev=$3 out w r
 	out=$(blk_measure "$set" "$rep" iozone "mkfs.ext4 -q -F /dev/$dev && mount /dev/$dev /mnt &&
-		iozone -I -i 0 -i 1 -r 1024 -s 98304 -f /mnt/iozone.tmp; rc=\$?; umount /mnt; exit \$rc") || exit $?
-	read -r w r <<<"$(echo "$out" | awk '$1 == 98304 && $2 == 1024 && NF >= 6 { print $3, $5; exit }')"
+		iozone -I -i 0 -i 1 -r 1024 -s 262144 -f /mnt/iozone.tmp; rc=\$?; umount /mnt; exit \$rc") || exit $?
+	read -r w r <<<"$(echo "$out" | awk '$1 == 262144 && $2 == 1024 && NF >= 6 { print $3, $5; exit }')"
 	[ -n "$r" ] || fail "$set rep $rep iozone: no result line: $(echo "$out" | tail -n 3 | tr '\n' ' ')"
 	log "$set/$rep iozone: write $w KB/s, read $r KB/s"
 	rec "$set" "$rep" iozone_write mib_s "$(awk -v x="$w" 'BEGIN { printf "%.1f", x / 1024 }')"
@@ -87,6 +89,8 @@ blk_workloads() {
 	local set=$1 rep=$2 dev=$3
 	fio_run "$set" "$rep" seq_write_1m "$dev" "--rw=write --bs=1m --iodepth=4" 48 mib_s 1024
 	fio_run "$set" "$rep" seq_read_1m "$dev" "--rw=read --bs=1m --iodepth=4" 7 mib_s 1024
+	fio_run "$set" "$rep" seq_write_1m_qd1 "$dev" "--rw=write --bs=1m --iodepth=1" 48 mib_s 1024
+	fio_run "$set" "$rep" seq_read_1m_qd1 "$dev" "--rw=read --bs=1m --iodepth=1" 7 mib_s 1024
 	fio_run "$set" "$rep" randread_4k_qd32 "$dev" "--rw=randread --bs=4k --iodepth=32" 8 iops 1
 	iozone_run "$set" "$rep" "$dev"
 }

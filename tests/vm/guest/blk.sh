@@ -288,6 +288,29 @@ blk_save_restore() {
 }
 
 # One statistics counter of xfab_blkfront for NAME's disk DEV (in NAME).
+# blk_split NAME DEV: 1 MiB O_DIRECT writes, then their verify reads, at
+# iodepth 1 (xfab pair): each lone read, and each write in default trust
+# (not in relaxed: nothing to copy), must go out in parts (split_kb 256:
+# four ring requests of 256 KiB), and the data must verify.
+blk_split() {
+	local name=$1 dev=$2 c want_s=32 want_w=64 s r w
+	declare -A was
+	for c in splits rd_req wr_req; do was[$c]=$(blk_fstat "$name" "$dev" $c); done
+	domu_must "$name" 120 "fio --name=split --filename=/dev/$dev --direct=1 --ioengine=libaio \
+		--rw=write --bs=1m --iodepth=1 --size=16M --verify=crc32c --verify_fatal=1 \
+		--do_verify=1 >/tmp/fio.out 2>&1 || { tail -n 5 /tmp/fio.out; exit 1; }" >/dev/null || exit $?
+	s=$(($(blk_fstat "$name" "$dev" splits) - ${was[splits]}))
+	r=$(($(blk_fstat "$name" "$dev" rd_req) - ${was[rd_req]}))
+	w=$(($(blk_fstat "$name" "$dev" wr_req) - ${was[wr_req]}))
+	if [[ " $BLK_RELAXED " == *" $dev "* ]]; then
+		want_s=16
+		want_w=16
+	fi
+	[ "$s" -ge "$want_s" ] || fail "$dev: $s of 32 lone 1 MiB requests went in parts, want $want_s or more"
+	[ "$r" -ge 64 ] || fail "$dev: 16 MiB read back at iodepth 1 in $r ring requests, want 64 or more (parts of 256 KiB)"
+	[ "$w" = "$want_w" ] || fail "$dev: 16 writes of 1 MiB took $w ring requests, want $want_w"
+	log "$dev: lone 1 MiB requests in parts ($s split; $r reads, $w writes on the ring), verified"
+}
 blk_fstat() {
 	domu_exec "$1" 10 "cat /sys/bus/xen/devices/vbd-$(blk_handle "$2")/statistics/$3" 2>/dev/null | tail -n 1
 }
@@ -313,6 +336,11 @@ blk_front_checks() {
 		for c in io_errors fatal_ring fatal_id fatal_op; do
 			[ "$(blk_fstat "$name" $dev $c)" = 0 ] || fail "$dev: xfab_blkfront $c = $(blk_fstat "$name" $dev $c)"
 		done
+		# 128 KiB requests are below split_kb: always whole
+		if [ "$want" -le 64 ]; then
+			[ "$(blk_fstat "$name" $dev splits)" = 0 ] ||
+				fail "$dev: $(blk_fstat "$name" $dev splits) requests of at most 256 KiB were split"
+		fi
 	done
 	# ext4 (journal commits) and blkdiscard ran on the file-backed disk
 	[ "$(blk_fstat "$name" xvdc flush_req)" -gt 0 ] || fail "xvdc: xfab_blkfront sent no flush"
