@@ -307,8 +307,8 @@ static void bf_unwind(struct xfab_bf_ring *ring, const u16 *ids,
 }
 
 /*
- * Part p of the n segments mapped in first->sg goes to sh: its share of
- * the scatterlist (first keeps part 0) and its size in bytes.
+ * Part p (1 and up) of the n segments mapped in first->sg goes to sh:
+ * its share of the scatterlist, its size in bytes taken off part 0's.
  */
 static void bf_part_sg(struct xfab_bf_shadow *first, struct xfab_bf_shadow *sh,
 		       unsigned int n, unsigned int per, unsigned int p)
@@ -317,16 +317,14 @@ static void bf_part_sg(struct xfab_bf_shadow *first, struct xfab_bf_shadow *sh,
 	struct scatterlist *sg;
 
 	sh->nr_segs = min(n - from, per);
-	if (sh != first)
-		sg_init_table(sh->sg, sh->nr_segs);
+	sg_init_table(sh->sg, sh->nr_segs);
 	sh->bytes = 0;
 	for (i = 0; i < sh->nr_segs; i++) {
 		sg = &first->sg[from + i];
-		if (sh != first)
-			sg_set_page(&sh->sg[i], sg_page(sg), sg->length,
-				    sg->offset);
+		sg_set_page(&sh->sg[i], sg_page(sg), sg->length, sg->offset);
 		sh->bytes += sg->length;
 	}
+	first->bytes -= sh->bytes;
 }
 
 /*
@@ -360,6 +358,8 @@ static blk_status_t bf_rw(struct xfab_bf_ring *ring, struct request *rq,
 	}
 	parts = bf_nr_parts(ring, n, write, idle);
 	per = DIV_ROUND_UP(n, parts);
+	first->nr_segs = min(n, per);
+	first->bytes = blk_rq_bytes(rq);
 	for (p = 0; p < parts; p++) {
 		if (p) {
 			id = xfab_ids_get(&ring->ids);
@@ -369,7 +369,8 @@ static blk_status_t bf_rw(struct xfab_bf_ring *ring, struct request *rq,
 			ring->shadow[id].nr_gnts = 0;
 		}
 		sh = &ring->shadow[ids[p]];
-		bf_part_sg(first, sh, n, per, p);
+		if (p)
+			bf_part_sg(first, sh, n, per, p);
 		if (!bf_pages(ring, sh, sh->nr_segs,
 			      sh->nr_segs > BLKIF_MAX_SEGMENTS_PER_REQUEST,
 			      write)) {
@@ -387,7 +388,7 @@ static blk_status_t bf_rw(struct xfab_bf_ring *ring, struct request *rq,
 		sh->rq = rq;
 		ring->front.req_prod_pvt++;
 		sector += sh->bytes >> XFAB_BLK_SECTOR_SHIFT;
-		if (write && parts > 1)
+		if (write && p + 1 < parts)	/* the last goes with the batch */
 			bf_push(ring);
 	}
 	rq_pdu(rq)->parts = parts;
@@ -398,7 +399,7 @@ short_of:
 	return BLK_STS_RESOURCE;
 }
 
-static blk_status_t bf_flush(struct xfab_bf_ring *ring, struct request *rq,
+static blk_status_t bf_flush(struct xfab_bf_ring *ring,
 			     struct xfab_bf_shadow *sh,
 			     struct blkif_request *slot, u16 id)
 {
@@ -433,13 +434,10 @@ static blk_status_t bf_discard(struct xfab_bf_ring *ring, struct request *rq,
 	return BLK_STS_OK;
 }
 
-/* One ring request for a flush or discard (op). */
-static blk_status_t bf_single(struct xfab_bf_ring *ring, struct request *rq,
-			      blk_status_t (*op)(struct xfab_bf_ring *,
-						 struct request *,
-						 struct xfab_bf_shadow *,
-						 struct blkif_request *, u16))
+/* One ring request for a flush or discard. */
+static blk_status_t bf_single(struct xfab_bf_ring *ring, struct request *rq)
 {
+	struct blkif_request *slot;
 	struct xfab_bf_shadow *sh;
 	blk_status_t st;
 	int id;
@@ -450,8 +448,11 @@ static blk_status_t bf_single(struct xfab_bf_ring *ring, struct request *rq,
 	sh = &ring->shadow[id];
 	sh->nr_gnts = 0;
 	sh->nr_segs = 0;
-	st = op(ring, rq, sh, RING_GET_REQUEST(&ring->front,
-					       ring->front.req_prod_pvt), id);
+	slot = RING_GET_REQUEST(&ring->front, ring->front.req_prod_pvt);
+	if (req_op(rq) == REQ_OP_FLUSH)
+		st = bf_flush(ring, sh, slot, id);
+	else
+		st = bf_discard(ring, rq, sh, slot, id);
 	if (st) {
 		xfab_ids_put(&ring->ids, id);	/* never posted */
 		return st;
@@ -473,10 +474,9 @@ static blk_status_t bf_build(struct xfab_bf_ring *ring, struct request *rq)
 	case REQ_OP_WRITE:
 		return bf_rw(ring, rq, idle);
 	case REQ_OP_FLUSH:
-		return bf_single(ring, rq, bf_flush);
 	case REQ_OP_DISCARD:
 	case REQ_OP_SECURE_ERASE:
-		return bf_single(ring, rq, bf_discard);
+		return bf_single(ring, rq);
 	default:
 		return BLK_STS_NOTSUPP;
 	}

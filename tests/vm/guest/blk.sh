@@ -163,6 +163,8 @@ blk_resize() {
 # written while the domain is paused: the frontend reads it when it
 # connects.
 BLK_RELAXED=""
+# blk_relaxed DEV: true if the "toolstack" put DEV in relaxed trust.
+blk_relaxed() { [[ " $BLK_RELAXED " == *" $1 "* ]]; }
 blk_trust_hook() {
 	local dev
 	for dev in $BLK_RELAXED; do
@@ -302,7 +304,7 @@ blk_split() {
 	s=$(($(blk_fstat "$name" "$dev" splits) - ${was[splits]}))
 	r=$(($(blk_fstat "$name" "$dev" rd_req) - ${was[rd_req]}))
 	w=$(($(blk_fstat "$name" "$dev" wr_req) - ${was[wr_req]}))
-	if [[ " $BLK_RELAXED " == *" $dev "* ]]; then
+	if blk_relaxed "$dev"; then
 		want_s=16
 		want_w=16
 	fi
@@ -388,7 +390,7 @@ blk_fast_checks() {
 		c=$(($(blk_stat "$name" $dev grant_maps) - $(blk_stat "$name" $dev ro_maps)))
 		[ "$c" = "$(blk_stat "$name" $dev persistent_grants)" ] ||
 			fail "$dev: xfab_blkback mapped $c pool grants, kept $(blk_stat "$name" $dev persistent_grants): some mapped per request"
-		if [[ " $BLK_RELAXED " == *" $dev "* ]]; then
+		if blk_relaxed "$dev"; then
 			[ "$(blk_fstat "$name" $dev write_mode)" = in-place ] ||
 				fail "$dev: relaxed trust, but the frontend's write_mode is '$(blk_fstat "$name" $dev write_mode)'"
 			[ "$(blk_stat "$name" $dev mode)" = xfab-ro ] ||
