@@ -78,6 +78,8 @@ fi
 stage "testbed scenarios (one boot)"
 scen_args=()
 [ -n "${SCENARIOS:-}" ] && scen_args=(--scenarios "$SCENARIOS")
+# the long form of the interop transfers (net_interop in lib.sh)
+[ -n "${XFAB_FULL:-}" ] && scen_args+=(--env XFER_SIZE=256M)
 tests/vm/run.py "${scen_args[@]}"
 summary=$(ls -td results/vm-*/ 2>/dev/null | head -n 1)
 if [ -n "$summary" ] && [ -f "$summary/summary.txt" ]; then

@@ -41,7 +41,19 @@ BLK_COSTS = [("map_calls", "grant map hypercalls / request (backend)", 1),
              ("irq_domu", "domU interrupts / request", 1),
              ("irq_dom0", "dom0 interrupts / request", 1),
              ("copied", "bytes copied by the frontend / request", 1),
+             ("polls", "in-ring polls / request (backend)", 1),
              ("cpu", "CPU us / request (dom0 + domU)", 1e6)]
+# Cost per MiB moved (sectors from the domU's diskstats): the drivers
+# size requests differently, so only this compares their CPU cost.
+BLK_MIB_COSTS = [("cpu", "CPU ms / MiB (dom0 + domU)", 1e3),
+                 ("cpu_dom0", "CPU ms / MiB (dom0)", 1e3),
+                 ("cpu_domu", "CPU ms / MiB (domU)", 1e3),
+                 ("irq_domu", "domU interrupts / MiB", 1),
+                 ("irq_dom0", "dom0 interrupts / MiB", 1)]
+# Column order and labels of the driver sets; a set not named here comes
+# after them under its own name, "ref" (the monolithic reference) last.
+SET_LABELS = {"stock": "stock", "xfab": "xfab", "xfabro": "xfab-ro",
+              "xfabns": "xfab split_kb=0", "xfabnp": "xfab poll_us=0"}
 SIZE = re.compile(r"^(tcp_stream|tcp_maerts)_(\d+)K$")
 
 
@@ -69,8 +81,11 @@ def derive_costs(runs):
     for (s, rep, wl), m in sorted(by.items()):
         if "cpu_dom0" in m and "cpu_domu" in m:
             m["cpu"] = m["cpu_dom0"] + m["cpu_domu"]
+        if "sectors" in m:
+            m["mib"] = m["sectors"] / 2048
         for unit, table, prefix in (("pkts", COSTS, "per_pkt."),
-                                    ("reqs", BLK_COSTS, "per_req.")):
+                                    ("reqs", BLK_COSTS, "per_req."),
+                                    ("mib", BLK_MIB_COSTS, "per_mib.")):
             n = m.get(unit, 0)
             if n <= 0:
                 continue
@@ -122,20 +137,34 @@ def workload_order(wl):
     return (1, wl, 0)
 
 
+def driver_sets(summary):
+    """The driver sets of a run other than stock and ref, in column order."""
+    seen = {s for sets in summary.values() for s in sets} - {"stock", "ref"}
+    known = [s for s in SET_LABELS if s in seen and s != "stock"]
+    return known + sorted(seen - set(known))
+
+
 def table(summary, machine):
+    sets = driver_sets(summary)
+    head = ["workload", "metric", "stock"]
+    for s in sets:
+        head += [SET_LABELS.get(s, s), SET_LABELS.get(s, s) + "/stock"]
+    head.append("reference")
     lines = ["# xfab benchmark", "", "Machine: " + machine, "",
-             "Median [min-max] over rounds, n = rounds; ratio = xfab median / stock median.",
+             "Median [min-max] over rounds, n = rounds; ratio = the set's median / stock median.",
              "Block: xfab = the xfab pair in default trust (writes copied through the "
-             "frontend's pool), xfab-ro = relaxed trust (writes read in place).", "",
-             "| workload | metric | stock | xfab | xfab/stock | xfab-ro | xfab-ro/stock | reference |",
-             "|---|---|---|---|---|---|---|---|"]
+             "frontend's pool), xfab-ro = relaxed trust (writes read in place); "
+             "split_kb=0 and poll_us=0 are experiments on xfab.", "",
+             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     keys = sorted((k for k in summary if k[1] in RESULTS),
                   key=lambda k: workload_order(k[0]))
     for wl, metric in keys:
         st = summary[(wl, metric)]
-        lines.append(f"| {wl} | {RESULTS[metric]} | {cell(st, 'stock')} | "
-                     f"{cell(st, 'xfab')} | {ratio(st)} | {cell(st, 'xfabro')} | "
-                     f"{ratio(st, 'xfabro')} | {cell(st, 'ref')} |")
+        row = [wl, RESULTS[metric], cell(st, "stock")]
+        for s in sets:
+            row += [cell(st, s), ratio(st, s)]
+        row.append(cell(st, "ref"))
+        lines.append("| " + " | ".join(row) + " |")
     labels = {"per_pkt." + k: lab for k, lab, _ in COSTS}
     keys = sorted((k for k in summary if k[1] in labels),
                   key=lambda k: (workload_order(k[0]), k[1]))
@@ -159,20 +188,25 @@ def table(summary, machine):
 def block_costs(summary):
     """The cost-per-request table of the block workloads ('' if none)."""
     blabels = {"per_req." + k: lab for k, lab, _ in BLK_COSTS}
+    blabels.update({"per_mib." + k: lab for k, lab, _ in BLK_MIB_COSTS})
     keys = sorted((k for k in summary if k[1] in blabels),
                   key=lambda k: (workload_order(k[0]), k[1]))
-    lines = []
-    if keys:
-        lines += ["", "Cost per block request (requests from the domU's "
-                  "diskstats; map/unmap hypercalls, notifications and bytes "
-                  "copied exist only for the xfab drivers):", "",
-                  "| workload | cost | stock | xfab | xfab-ro |",
-                  "|---|---|---|---|---|"]
+    if not keys:
+        return ""
+    sets = ["stock"] + [s for s in driver_sets(summary)
+                        if any(s in summary[k] for k in keys)]
+    head = ["workload", "cost"] + [SET_LABELS.get(s, s) for s in sets]
+    lines = ["", "Cost per block request and per MiB (requests and sectors "
+             "from the domU's diskstats; map/unmap hypercalls, notifications, "
+             "polls and bytes copied exist only for the xfab drivers; "
+             "xen-blkfront sends 128 KiB requests, xfab up to 1 MiB or more, "
+             "so compare CPU per MiB):", "",
+             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for wl, metric in keys:
         st = summary[(wl, metric)]
-        lines.append(f"| {wl} | {blabels[metric]} | {cell(st, 'stock')} | "
-                     f"{cell(st, 'xfab')} | {cell(st, 'xfabro')} |")
-    return "\n".join(lines) + "\n" if lines else ""
+        lines.append("| " + " | ".join([wl, blabels[metric]] +
+                                       [cell(st, s) for s in sets]) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def machine_record(results):

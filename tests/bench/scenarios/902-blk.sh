@@ -8,7 +8,10 @@
 #   IOZone on a RAM disk inside the domU are the "monolithic" reference.
 #   Three sets: stock (xen-blkfront/xen-blkback), xfab (the xfab pair,
 #   default trust: writes copied through the frontend's pool) and xfabro
-#   (the xfab pair with xfab-trust=relaxed: writes read in place). Cost
+#   (the xfab pair with xfab-trust=relaxed: writes read in place). Two
+#   more sets are experiments, run only when BLK_SETS names them: xfabns
+#   (xfab with xfab_blkfront.split_kb=0: lone large requests stay whole)
+#   and xfabnp (xfab with xfab_blkback.poll_us=0: no in-ring polling). Cost
 #   counters around every run (requests from the domU's diskstats, grant
 #   map/unmap hypercalls and notifications from the xfab counters,
 #   interrupts both sides). Fails only if a workload does not run.
@@ -20,26 +23,36 @@
 DIAG=blk_diag
 BLK_SIZE_MB=320
 BLK_SETS=${BLK_SETS:-"stock xfab xfabro"}
-# BLK_POLL_US: xfab_blkback's poll_us for this run (an experiment);
-# BLK_FE_KARGS: domU kernel arguments for every set, e.g.
-# "xfab_blkfront.max_indirect_segments=256" (an experiment)
+# BLK_POLL_US: xfab_blkback's poll_us for every xfab set of this run
+# (xfabnp: 0 regardless); BLK_FE_KARGS: domU kernel arguments for every
+# set, e.g. "xfab_blkfront.max_indirect_segments=256" (experiments)
+for s in $BLK_SETS; do
+	case $s in
+	stock | xfab | xfabro | xfabns | xfabnp) ;;
+	*) fail "BLK_SETS: unknown set '$s' (stock, xfab, xfabro, xfabns, xfabnp)" ;;
+	esac
+done
 H=$(blk_handle xvdb)
 
-# Shell text for the domU: requests completed on xvdb, blkif interrupts,
-# and xfab_blkfront's kicks and bytes copied ("-" for xen-blkfront).
-DOMU_BLK="awk '\$3 == \"xvdb\" { print \"@reqs\", \$4 + \$8 }' /proc/diskstats;
+# Shell text for the domU: requests and sectors completed on xvdb, blkif
+# interrupts, and xfab_blkfront's kicks and bytes copied ("-" for
+# xen-blkfront). Sectors, because the drivers size requests differently
+# (xen-blkfront 128 KiB, xfab 1 MiB or more): per request is not per byte.
+DOMU_BLK="awk '\$3 == \"xvdb\" { print \"@reqs\", \$4 + \$8; print \"@sectors\", \$6 + \$10 }' /proc/diskstats;
 awk '\$NF ~ /^(blkif|xvdb-q)/ { for (i = 2; i < NF; i++) if (\$i ~ /^[0-9]+\$/) s += \$i } END { print \"@irqs\", s + 0 }' /proc/interrupts;
 d=/sys/bus/xen/devices/vbd-$H/statistics;
 if [ -d \$d ]; then echo @fekicks \$(cat \$d/kicks); echo @copied \$(cat \$d/bytes_copied);
 else echo @fekicks -; echo @copied -; fi"
 
 # dom0 side: backend interrupts, dom0 and domU CPU seconds, and
-# xfab_blkback's map and unmap hypercalls and kicks ("-" for stock).
+# xfab_blkback's map and unmap hypercalls, kicks and in-ring polls ("-"
+# for stock).
+BLK_BE_COUNTERS="map_calls unmap_calls kicks polls"
 blk_snap() {
-	local d
+	local d c
 	d=$(blk_sysdir d1 xvdb)/statistics
 	echo "$(irq_count '^(blkif-backend|xfab-blk)') $(dom_cpu Domain-0) $(dom_cpu d1)" \
-		"$(if [ -e "$d/map_calls" ]; then echo "$(cat "$d/map_calls") $(cat "$d/unmap_calls") $(cat "$d/kicks")"; else echo "- - -"; fi)"
+		"$(for c in $BLK_BE_COUNTERS; do if [ -e "$d/$c" ]; then cat "$d/$c"; else echo -; fi; done | tr '\n' ' ')"
 }
 
 # The @name values of a domU snapshot, in order.
@@ -51,10 +64,10 @@ blk_measure() {
 	a=$(blk_snap)
 	out=$(domu_must d1 $((BENCH_SECS + 120)) "$DOMU_BLK; $cmd; rc=\$?; $DOMU_BLK; exit \$rc") || exit $?
 	b=$(blk_snap)
-	cost_rec "$set" "$rep" "$wl" "irq_dom0 cpu_dom0 cpu_domu map_calls unmap_calls be_kicks" "$a" "$b"
-	cost_rec "$set" "$rep" "$wl" "reqs irq_domu fe_kicks copied" \
-		"$(for k in reqs irqs fekicks copied; do domu_vals "$out" "@$k" 1; done | tr '\n' ' ')" \
-		"$(for k in reqs irqs fekicks copied; do domu_vals "$out" "@$k" 2; done | tr '\n' ' ')"
+	cost_rec "$set" "$rep" "$wl" "irq_dom0 cpu_dom0 cpu_domu map_calls unmap_calls be_kicks polls" "$a" "$b"
+	cost_rec "$set" "$rep" "$wl" "reqs sectors irq_domu fe_kicks copied" \
+		"$(for k in reqs sectors irqs fekicks copied; do domu_vals "$out" "@$k" 1; done | tr '\n' ' ')" \
+		"$(for k in reqs sectors irqs fekicks copied; do domu_vals "$out" "@$k" 2; done | tr '\n' ' ')"
 	echo "$out" | grep -v '^@'
 }
 
@@ -95,27 +108,44 @@ blk_workloads() {
 	iozone_run "$set" "$rep" "$dev"
 }
 
+# xfab_blkback's poll_us for SET: xfabnp none, the others BLK_POLL_US or
+# the module's default. A ring takes it when it connects.
+blk_set_poll() {
+	local set=$1 us=${BLK_POLL_US:-$BLK_POLL_DEFAULT}
+	[ "$set" = xfabnp ] && us=0
+	echo "$us" >/sys/module/xfab_blkback/parameters/poll_us ||
+		fail "$set: xfab_blkback refused poll_us=$us"
+}
+
 bench_blk_set() {
-	local set=$1 rep=$2 fe=xfab_blkfront be=xfab_blkback got
+	local set=$1 rep=$2 fe=xfab_blkfront be=xfab_blkback kargs=${BLK_FE_KARGS:-} got
 	[ "$set" = stock ] && fe=xen-blkfront be=xen-blkback
 	BLK_RELAXED=""
 	[ "$set" = xfabro ] && BLK_RELAXED=xvdb
+	[ "$set" = xfabns ] && kargs="$kargs xfab_blkfront.split_kb=0"
 	blk_use_backend "$be"
-	# an experiment's polling budget (the module's default otherwise)
-	if [ -n "${BLK_POLL_US:-}" ] && [ "$be" = xfab_blkback ]; then
-		echo "$BLK_POLL_US" >/sys/module/xfab_blkback/parameters/poll_us ||
-			fail "BLK_POLL_US=$BLK_POLL_US: xfab_blkback refused it"
+	if [ "$be" = xfab_blkback ]; then
+		: "${BLK_POLL_DEFAULT:=$(cat /sys/module/xfab_blkback/parameters/poll_us)}"
+		blk_set_poll "$set"
 	fi
 	blk_make_disks
 	domu_start d1 --mods "$fe" --novif --vcpus 2 --mem 768 \
 		--paused-hook blk_trust_hook --disk 'phy:/dev/ram0,xvdb,w' \
-		--kargs "${BLK_FE_KARGS:-}"
+		--kargs "$kargs"
 	got=$(blk_driver_front d1 xvdb)
 	[ "$got" = "${fe//-/_}" ] || fail "$set: d1's xvdb is driven by '$got', not $fe"
 	if [ "$set" = xfabro ]; then
 		[ "$(blk_fstat d1 xvdb write_mode)" = in-place ] || fail "xfabro: xvdb writes are not in place"
 	fi
+	if [ "$set" = xfabns ]; then
+		got=$(domu_must d1 10 "cat /sys/module/xfab_blkfront/parameters/split_kb") || exit $?
+		[ "$got" = 0 ] || fail "xfabns: d1's split_kb is '$got', not 0"
+	fi
 	blk_workloads "$set" "$rep" xvdb
+	if [ "$set" = xfabnp ]; then
+		got=$(blk_stat d1 xvdb polls)
+		[ "$got" = 0 ] || fail "xfabnp: xfab_blkback polled $got times with poll_us=0"
+	fi
 	if [ "$set" = "${BLK_SETS%% *}" ]; then
 		domu_must d1 30 "/usr/sbin/modprobe brd rd_nr=1 rd_size=$((BLK_SIZE_MB * 1024))" >/dev/null || exit $?
 		blk_workloads ref "$rep" ram0
