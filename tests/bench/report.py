@@ -137,6 +137,17 @@ def workload_order(wl):
     return (1, wl, 0)
 
 
+def label(s):
+    return SET_LABELS.get(s, s)
+
+
+def md_rows(head, rows):
+    """A Markdown table: the header line, its rule, then the rows."""
+    def line(cells):
+        return "| " + " | ".join(cells) + " |"
+    return [line(head), "|" + "---|" * len(head)] + [line(r) for r in rows]
+
+
 def driver_sets(summary):
     """The driver sets of a run other than stock and ref, in column order."""
     seen = {s for sets in summary.values() for s in sets} - {"stock", "ref"}
@@ -148,23 +159,23 @@ def table(summary, machine):
     sets = driver_sets(summary)
     head = ["workload", "metric", "stock"]
     for s in sets:
-        head += [SET_LABELS.get(s, s), SET_LABELS.get(s, s) + "/stock"]
+        head += [label(s), label(s) + "/stock"]
     head.append("reference")
     lines = ["# xfab benchmark", "", "Machine: " + machine, "",
              "Median [min-max] over rounds, n = rounds; ratio = the set's median / stock median.",
              "Block: xfab = the xfab pair in default trust (writes copied through the "
              "frontend's pool), xfab-ro = relaxed trust (writes read in place); "
-             "split_kb=0 and poll_us=0 are experiments on xfab.", "",
-             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+             "split_kb=0 and poll_us=0 are experiments on xfab.", ""]
     keys = sorted((k for k in summary if k[1] in RESULTS),
                   key=lambda k: workload_order(k[0]))
+    rows = []
     for wl, metric in keys:
         st = summary[(wl, metric)]
         row = [wl, RESULTS[metric], cell(st, "stock")]
         for s in sets:
             row += [cell(st, s), ratio(st, s)]
-        row.append(cell(st, "ref"))
-        lines.append("| " + " | ".join(row) + " |")
+        rows.append(row + [cell(st, "ref")])
+    lines += md_rows(head, rows)
     labels = {"per_pkt." + k: lab for k, lab, _ in COSTS}
     keys = sorted((k for k in summary if k[1] in labels),
                   key=lambda k: (workload_order(k[0]), k[1]))
@@ -186,7 +197,7 @@ def table(summary, machine):
 
 
 def block_costs(summary):
-    """The cost-per-request table of the block workloads ('' if none)."""
+    """The block workloads' costs per request and per MiB ('' if none)."""
     blabels = {"per_req." + k: lab for k, lab, _ in BLK_COSTS}
     blabels.update({"per_mib." + k: lab for k, lab, _ in BLK_MIB_COSTS})
     keys = sorted((k for k in summary if k[1] in blabels),
@@ -195,17 +206,15 @@ def block_costs(summary):
         return ""
     sets = ["stock"] + [s for s in driver_sets(summary)
                         if any(s in summary[k] for k in keys)]
-    head = ["workload", "cost"] + [SET_LABELS.get(s, s) for s in sets]
+    head = ["workload", "cost"] + [label(s) for s in sets]
     lines = ["", "Cost per block request and per MiB (requests and sectors "
              "from the domU's diskstats; map/unmap hypercalls, notifications, "
              "polls and bytes copied exist only for the xfab drivers; "
              "xen-blkfront sends 128 KiB requests, xfab up to 1 MiB or more, "
-             "so compare CPU per MiB):", "",
-             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for wl, metric in keys:
-        st = summary[(wl, metric)]
-        lines.append("| " + " | ".join([wl, blabels[metric]] +
-                                       [cell(st, s) for s in sets]) + " |")
+             "so compare CPU per MiB):", ""]
+    lines += md_rows(head, [[wl, blabels[metric]] +
+                            [cell(summary[(wl, metric)], s) for s in sets]
+                            for wl, metric in keys])
     return "\n".join(lines) + "\n"
 
 

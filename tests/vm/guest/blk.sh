@@ -381,11 +381,12 @@ blk_front_checks() {
 			[ "$(blk_f splits)" = 0 ] ||
 				fail "$dev: $(blk_f splits) requests of at most 256 KiB were split"
 		fi
+		# ext4 (journal commits) and blkdiscard ran on the file-backed disk
+		if [ $dev = xvdc ]; then
+			[ "$(blk_f flush_req)" -gt 0 ] || fail "xvdc: xfab_blkfront sent no flush"
+			[ "$(blk_f discard_req)" -gt 0 ] || fail "xvdc: xfab_blkfront sent no discard"
+		fi
 	done
-	# ext4 (journal commits) and blkdiscard ran on the file-backed disk
-	# (the last snapshot is xvdc's)
-	[ "$(blk_f flush_req)" -gt 0 ] || fail "xvdc: xfab_blkfront sent no flush"
-	[ "$(blk_f discard_req)" -gt 0 ] || fail "xvdc: xfab_blkfront sent no discard"
 }
 
 # xfab_blkback's counters after blk_interop with 2 vCPUs: 2 rings,
