@@ -276,18 +276,18 @@ class BenchReportTest(unittest.TestCase):
         # 200 MiB in 100 requests, 0.3 CPU seconds
         self.write({**figs("stock", mib_s=100), **figs("xfab", mib_s=200),
                     **figs("other", mib_s=50),
-                    **figs("xfabns", mib_s=150, reqs=100, cpu_dom0=0.2,
+                    **figs("xfabsp", mib_s=150, reqs=100, cpu_dom0=0.2,
                            cpu_domu=0.1, polls=50, sectors=409600)})
         rc, out = self.run_report()
         self.assertEqual(rc, 0)
         head = [ln for ln in out.splitlines() if ln.startswith("| workload | metric |")][0]
-        self.assertIn("| stock | xfab | xfab/stock | xfab split_kb=0 | "
-                      "xfab split_kb=0/stock | other | other/stock | reference |", head)
+        self.assertIn("| stock | xfab | xfab/stock | xfab split_kb=256 | "
+                      "xfab split_kb=256/stock | other | other/stock | reference |", head)
         self.assertNotIn("xfab-ro", head)
         row = [ln for ln in out.splitlines() if ln.startswith("| seq_read_1m_qd1 | MiB/s")][0]
         self.assertIn("| 2.00 | 150 [150-150] n=1 | 1.50 | 50 [50-50] n=1 | 0.50 | - |", row)
         bhead = [ln for ln in out.splitlines() if ln.startswith("| workload | cost |")][-1]
-        self.assertEqual(bhead, "| workload | cost | stock | xfab split_kb=0 |")
+        self.assertEqual(bhead, "| workload | cost | stock | xfab split_kb=256 |")
         for label, want in (("CPU us / request (dom0 + domU)", "3000 [3000-3000]"),
                             ("CPU ms / MiB (dom0)", "| 1 [1-1]"),
                             ("in-ring polls / request (backend)", "0.5 [0.5-0.5]"),

@@ -9,8 +9,8 @@
 #   Three sets: stock (xen-blkfront/xen-blkback), xfab (the xfab pair,
 #   default trust: writes copied through the frontend's pool) and xfabro
 #   (the xfab pair with xfab-trust=relaxed: writes read in place). Two
-#   more sets are experiments, run only when BLK_SETS names them: xfabns
-#   (xfab with xfab_blkfront.split_kb=0: lone large requests stay whole)
+#   more sets are experiments, run only when BLK_SETS names them: xfabsp
+#   (xfab with xfab_blkfront.split_kb=256: lone large requests in parts)
 #   and xfabnp (xfab with xfab_blkback.poll_us=0: no in-ring polling). Cost
 #   counters around every run (requests from the domU's diskstats, grant
 #   map/unmap hypercalls and notifications from the xfab counters,
@@ -28,8 +28,8 @@ BLK_SETS=${BLK_SETS:-"stock xfab xfabro"}
 # set, e.g. "xfab_blkfront.max_indirect_segments=256" (experiments)
 for s in $BLK_SETS; do
 	case $s in
-	stock | xfab | xfabro | xfabns | xfabnp) ;;
-	*) fail "BLK_SETS: unknown set '$s' (stock, xfab, xfabro, xfabns, xfabnp)" ;;
+	stock | xfab | xfabro | xfabsp | xfabnp) ;;
+	*) fail "BLK_SETS: unknown set '$s' (stock, xfab, xfabro, xfabsp, xfabnp)" ;;
 	esac
 done
 H=$(blk_handle xvdb)
@@ -122,7 +122,7 @@ bench_blk_set() {
 	[ "$set" = stock ] && fe=xen-blkfront be=xen-blkback
 	BLK_RELAXED=""
 	[ "$set" = xfabro ] && BLK_RELAXED=xvdb
-	[ "$set" = xfabns ] && kargs="$kargs xfab_blkfront.split_kb=0"
+	[ "$set" = xfabsp ] && kargs="$kargs xfab_blkfront.split_kb=256"
 	blk_use_backend "$be"
 	if [ "$be" = xfab_blkback ]; then
 		: "${BLK_POLL_DEFAULT:=$(cat /sys/module/xfab_blkback/parameters/poll_us)}"
@@ -137,9 +137,9 @@ bench_blk_set() {
 	if [ "$set" = xfabro ]; then
 		[ "$(blk_fstat d1 xvdb write_mode)" = in-place ] || fail "xfabro: xvdb writes are not in place"
 	fi
-	if [ "$set" = xfabns ]; then
+	if [ "$set" = xfabsp ]; then
 		got=$(domu_must d1 10 "cat /sys/module/xfab_blkfront/parameters/split_kb") || exit $?
-		[ "$got" = 0 ] || fail "xfabns: d1's split_kb is '$got', not 0"
+		[ "$got" = 256 ] || fail "xfabsp: d1's split_kb is '$got', not 256"
 	fi
 	blk_workloads "$set" "$rep" xvdb
 	if [ "$set" = xfabnp ]; then

@@ -143,18 +143,27 @@ _stream_console() {
 }
 
 # domu_exec NAME TIMEOUT COMMAND: run COMMAND with sh in the domU, print
-# the last 1800 bytes of its output, return its exit status.
+# the last 1800 bytes of its output, return its exit status. TIMEOUT is
+# at least a minute: it is there to catch a hung command, and an agent
+# round trip that takes 2 s on an idle testbed took over 10 s on a host
+# busy with a second nested testbed (CI of 060390a).
 domu_exec() {
-	local name=$1 tmo=$2 cmd=$3 id base seq i
+	local name=$1 tmo=$2 cmd=$3 id base seq i res
+	[ "$tmo" -ge 60 ] || tmo=60
 	id=$(domu_id "$name") || error "domain $name is gone"
 	base=/local/domain/$id/data/xfab
 	seq=$(($(xenstore-read "$base/req") + 1))
-	xenstore-write -R "$base/cmd" "$cmd"
-	xenstore-write "$base/req" "$seq"
+	# One xenstore-write, and one xenstore-read per poll: a process
+	# started in dom0 costs 0.1-0.2 s under TCG. The agent writes out
+	# and rc before done, and the reads go in the order asked, so a done
+	# of this seq comes with this command's rc (one value per line) and
+	# out (read raw, alone: raw values have no separator).
+	xenstore-write -R -- "$base/cmd" "$cmd" "$base/req" "$seq"
 	for i in $(seq $((tmo * 4))); do
-		if [ "$(xenstore-read "$base/done" 2>/dev/null)" = "$seq" ]; then
-			xenstore-read -R "$base/out"
-			return "$(xenstore-read "$base/rc")"
+		res=$(xenstore-read -- "$base/done" "$base/rc" 2>/dev/null)
+		if [ "${res%%$'\n'*}" = "$seq" ]; then
+			xenstore-read -R -- "$base/out"
+			return "${res##*$'\n'}"
 		fi
 		sleep 0.25
 	done

@@ -10,8 +10,9 @@
 #   (xfab-trust=relaxed): its writes must go in place through kept
 #   read-only grants and mappings (reused on both ends); the file stays in
 #   default trust (writes copied through the pool). The backend must poll.
-#   Lone 1 MiB requests (iodepth 1) must go out in parts of 256 KiB:
-#   reads on both disks, writes on the default-trust one; fio verifies.
+#   With xfab_blkfront.split_kb=256 (off by default), lone 1 MiB requests
+#   (iodepth 1) must go out in parts of 256 KiB: reads on both disks,
+#   writes on the default-trust one; fio verifies.
 #   The frontend must pick 1 MiB requests (256 segments) for this backend,
 #   and keep its pool within what the backend keeps mapped: every pool
 #   page mapped once, none per request.
@@ -23,6 +24,7 @@
 . /xfab/guest/lib.sh
 . /xfab/guest/blk.sh
 
+BLK_KARGS=xfab_blkfront.split_kb=256
 blk_interop xfab_blkfront xfab_blkback xvdb
 blk_discard d1 xvdc
 blk_resize d1
