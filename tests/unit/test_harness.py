@@ -111,6 +111,65 @@ class HarnessTest(unittest.TestCase):
         self.assertEqual(rc, 2)
         self.assertEqual(out["001-stock-baseline"]["status"], "ERROR")
 
+    def test_trap_during_a_scenario_is_its_error_only(self):
+        serial = "xfab-run: === 001-stock-baseline\n" \
+                 "[d1] traps: sh[77] general protection fault ip:7f in libc.so.6\n" \
+                 "xfab-run: === 001-stock-baseline: PASS all good\n" \
+                 "xfab-run: === 002-module-pipeline\n"
+        chan = self.feed(CHANNEL_OK.replace("FAIL 30", "PASS 30"), serial)
+        rc, out = self.finish(chan)
+        self.assertEqual(rc, 2)
+        self.assertEqual(out["001-stock-baseline"]["status"], "ERROR")
+        self.assertIn("sick testbed", out["001-stock-baseline"]["reason"])
+        self.assertEqual(out["002-module-pipeline"]["status"], "PASS")
+
+    def test_errors_run_again_and_the_second_verdict_counts(self):
+        serial = "xfab-run: === 002-module-pipeline\n" \
+                 "[d1] traps: sh[77] general protection fault ip:7f in libc.so.6\n"
+        chan = self.feed(CHANNEL_OK.replace("FAIL 30", "PASS 30"), serial)
+        run.settle(chan, None, "001 002")
+        self.assertEqual(run.rerun_list(chan, None, 3), ["002-module-pipeline"])
+        self.assertEqual(run.rerun_list(chan, None, 0), [])
+        self.assertEqual(run.rerun_list(chan, "boot stalled", 3), [])
+        second = self.feed("@@begin 002-module-pipeline\n"
+                           "@@end 002-module-pipeline PASS 31 fine\n@@done\n")
+        run.settle(second, None, "002")
+        run.merge_rerun(chan, second, ["002-module-pipeline"])
+        rc, out = self.finish(chan)
+        self.assertEqual(rc, 0)
+        s2 = out["002-module-pipeline"]
+        self.assertEqual(s2["status"], "PASS")
+        self.assertIn("second boot; the first: ERROR sick testbed", s2["reason"])
+        self.assertEqual(s2["first_boot"]["status"], "ERROR")
+
+    def test_an_error_again_stays_an_error(self):
+        serial = "xfab-run: === 002-module-pipeline\n" \
+                 "[d1] traps: sh[77] general protection fault ip:7f in libc.so.6\n"
+        chan = self.feed(CHANNEL_OK, serial)
+        run.settle(chan, None, "001 002")
+        second = self.feed("@@meta kernel x\n")
+        run.settle(second, "boot stalled: dom0 runner silent", "002")
+        run.merge_rerun(chan, second, run.rerun_list(chan, None, 3))
+        rc, out = self.finish(chan)
+        self.assertEqual(rc, 2)
+        self.assertEqual(out["002-module-pipeline"]["status"], "ERROR")
+
+    def test_more_errors_than_the_limit_are_not_run_again(self):
+        chan = self.feed("@@meta kernel x\n@@done\n")
+        run.settle(chan, None, "001 002 010 011")
+        self.assertEqual(len(run.rerun_list(chan, None, 3)), 0)
+        self.assertEqual(len(run.rerun_list(chan, None, 4)), 4)
+
+    def test_oops_before_any_module_is_sick(self):
+        oops = "[d1] [   13.49] BUG: kernel NULL pointer dereference, address: 10\n" \
+               "[d1] [   13.52] Modules linked in:%s\n"
+        chan = self.feed(CHANNEL_OK, oops % "\r")
+        self.assertEqual(len(chan.sick), 1)
+        self.assertEqual(len(chan.splats), 1)
+        chan = self.feed(CHANNEL_OK, oops % " xfab_netback(O) xen_netfront")
+        self.assertEqual(chan.sick, [])
+        self.assertEqual(len(chan.splats), 1)
+
     def test_ordinary_console_is_not_sick(self):
         serial = "[d1] xen_netfront: Initialising Xen virtual ethernet driver\n" \
                  "[001] figure fio_verify_err = 0\n"
@@ -167,9 +226,11 @@ class RunConfTest(unittest.TestCase):
         out = subprocess.run(
             ["bash", "-c", conf + 'echo "$SCENARIOS|$SCEN_TIMEOUT|$BENCH_SECS|$BENCH_SIZES";'
              'bash -c \'echo "$BENCH_SIZES"\'; echo "segfault at 0" | grep -cE "$TESTBED_RE";'
-             'echo "WARNING: CPU: 0" | grep -cE "$SPLAT_RE"'],
+             'echo "WARNING: CPU: 0" | grep -cE "$SPLAT_RE";'
+             'printf "[1.0] Modules linked in:\\r\\n[1.0] Modules linked in: brd\\n" |'
+             ' grep -cE "$TESTBED_RE"'],
             check=True, capture_output=True, text=True).stdout.split("\n")
-        self.assertEqual(out[:4], ["001 021|900|4|1K 16K", "1K 16K", "1", "1"])
+        self.assertEqual(out[:5], ["001 021|900|4|1K 16K", "1K 16K", "1", "1", "1"])
 
     def test_soaks_only_in_full_runs(self):
         with tempfile.TemporaryDirectory() as d:

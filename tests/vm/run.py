@@ -12,6 +12,7 @@ and writes a results directory:
   meta.json              machine record: Xen, kernel, QEMU, CPU, vCPUs, memory
   scenarios/NNN-x.json   status, seconds, reason, figures, offending lines
   summary.txt            one screen; also printed
+  rerun/                 the second boot of --rerun-errors, same layout
 
 Exit status: 0 all PASS/SKIP, 1 a FAIL, 2 an ERROR (sick testbed, stall).
 """
@@ -51,18 +52,25 @@ def default_scenarios(d, full):
 
 
 DEFAULT_SCENARIOS = numbered(SCENARIO_DIR, soaks=False)
-# Lines in any console (Xen, dom0, domUs) that make a run ERROR: processes
+# Lines in any console (Xen, dom0, domUs) that make the scenario running
+# at the time ERROR (the whole run, if logged before any): processes
 # dying in libc and traps, the TESTBED-NOTES symptoms of a sick nested
-# guest, which make every result of the run suspect. "Oops: int3": a
+# guest, which make its results suspect. "Oops: int3": a
 # breakpoint left by live kernel-text patching executed after the patch
 # completed (seen once under TCG in stock TCP code); kernel text is
 # read-only, so no driver can plant one. "exc_debug_kernel": a
 # single-step trap in kernel mode with no debugger attached (seen once
 # under TCG in a domU running only stock drivers, in kmalloc, with TF, DF
 # and NT all set in the interrupted kernel context): corrupted CPU state,
-# which no driver can cause for another task's kernel context.
+# which no driver can cause for another task's kernel context. An
+# oops whose "Modules linked in:" list is empty: a kernel that had loaded
+# no module yet, so none of ours and no frontend (modules here; a domU's
+# built-in xenbus core watches a backend only once a frontend driver
+# binds) can have run in it or fed it anything (seen once: a domU's
+# scheduler dereferenced NULL during its initcalls, CI of ffd81da).
 TESTBED_SICK = re.compile(r"segfault at|traps:|Oops: int3|"
-                          r"WARNING: .* exc_debug_kernel")
+                          r"WARNING: .* exc_debug_kernel|"
+                          r"Modules linked in:\s*$")
 # Kernel splats: a driver bug until shown otherwise, so a FAIL of the
 # scenario during which the dom0 runner found it (ERROR if the testbed
 # was sick too). Found by this host-side scan only (boot, the gaps
@@ -70,6 +78,10 @@ TESTBED_SICK = re.compile(r"segfault at|traps:|Oops: int3|"
 SPLAT = re.compile(r"general protection fault|Kernel panic|"
                    r"Oops|BUG:|kernel BUG|WARNING:|KASAN|UBSAN|unable to handle|"
                    r"Call Trace:")
+# The dom0 runner's console line as a scenario starts (its end line has
+# ": STATUS" after the name): console lines up to the next one were logged
+# while it ran or was torn down.
+SCEN_START = re.compile(r"xfab-run: === (\d{3}-[^\s:]+)\s*$")
 XEN_CMDLINE = ("console=com1 com1=115200,8n1 dom0_mem=1024M,max:1024M "
                "dom0_max_vcpus=2 loglvl=all guest_loglvl=all")
 # Boot-time work no test needs, costly under TCG (measured in a domU:
@@ -107,7 +119,7 @@ def run_conf(scenarios, scen_timeout, env):
             f"TESTBED_RE='{TESTBED_SICK.pattern}'\nSPLAT_RE='{SPLAT.pattern}'\n")
 
 
-def make_run_disk(image, workdir, args):
+def make_run_disk(image, workdir, args, scenarios):
     """The per-run disk: guest scripts, scenarios, xl configs, modules."""
     rundir = os.path.join(workdir, "rundisk")
     for sub in ("guest", "xl"):
@@ -116,7 +128,7 @@ def make_run_disk(image, workdir, args):
     log("building modules and helpers in the image chroot")
     sh([os.path.join(HERE, "kbuild.sh"), os.path.join(image, "chroot"), rundir])
     with open(os.path.join(rundir, "run.conf"), "w") as f:
-        f.write(run_conf(args.scenarios, args.scen_timeout, args.env))
+        f.write(run_conf(scenarios, args.scen_timeout, args.env))
     img = os.path.join(workdir, "run.img")
     sh(["mkfs.ext4", "-q", "-F", "-L", "xfabrun", "-d", rundir, img, "128M"],
        stdout=subprocess.DEVNULL)
@@ -167,8 +179,11 @@ class Channel:
         self.order = []
         self.done = False
         self.last_event = time.time()
+        # (scenario running when it was logged or None, line)
         self.sick = []
         self.splats = []
+        self.current = None
+        self.settled = False
 
     def _read(self, name):
         path = os.path.join(self.results, name)
@@ -186,8 +201,11 @@ class Channel:
 
     def poll(self):
         for ln in self._read("serial.log"):
+            m = SCEN_START.search(ln)
+            if m:
+                self.current = m.group(1)
             if TESTBED_SICK.search(ln):
-                self.sick.append(ln.strip())
+                self.sick.append((self.current, ln.strip()))
             elif SPLAT.search(ln):
                 self.splats.append(ln.strip())
             if self.verbose or self._progress(ln):
@@ -287,9 +305,14 @@ def run_vm(cmd, chan, args):
     return verdict
 
 
-def write_results(chan, results, verdict, scenarios, extra_meta):
-    os.makedirs(os.path.join(results, "scenarios"), exist_ok=True)
-    meta = dict(chan.meta, **extra_meta)
+def settle(chan, verdict, scenarios):
+    """Final verdicts from the channel's and the console's: a scenario
+    that never reported is ERROR; a trap logged while a scenario ran makes
+    it ERROR, one logged outside any (boot) the whole run; a kernel splat
+    the dom0 runner did not attribute fails every scenario that passed."""
+    if chan.settled:
+        return
+    chan.settled = True
     for name in scenarios.split():
         if not any(o.startswith(name) for o in chan.order):
             chan.order.append(name)
@@ -300,18 +323,27 @@ def write_results(chan, results, verdict, scenarios, extra_meta):
     unattributed = chan.splats and not any(
         s["status"] in ("FAIL", "ERROR") and
         s["reason"].startswith("kernel log:") for s in chan.scen.values())
+    run_wide = [ln for sc, ln in chan.sick if sc is None]
     for name in chan.order:
         s = chan.scen[name]
-        if chan.sick and s["status"] != "SKIP":
-            # Host-side scan: a trap anywhere makes the whole run suspect.
+        sick = run_wide or [ln for sc, ln in chan.sick if sc == name]
+        if sick and s["status"] != "SKIP":
             s["status"] = "ERROR"
-            s["reason"] = "sick testbed: " + chan.sick[0][:160]
-            s["lines"] = s["lines"] + chan.sick[:10]
+            s["reason"] = "sick testbed: " + sick[0][:160]
+            s["lines"] = s["lines"] + sick[:10]
         elif unattributed and s["status"] == "PASS":
             s["status"] = "FAIL"
             s["reason"] = ("kernel splat outside the scenarios: " +
                            chan.splats[0][:160])
             s["lines"] = s["lines"] + chan.splats[:10]
+
+
+def write_results(chan, results, verdict, scenarios, extra_meta):
+    settle(chan, verdict, scenarios)
+    os.makedirs(os.path.join(results, "scenarios"), exist_ok=True)
+    meta = dict(chan.meta, **extra_meta)
+    for name in chan.order:
+        s = chan.scen[name]
         with open(os.path.join(results, "scenarios", name + ".json"), "w") as f:
             json.dump(s, f, indent=2)
     with open(os.path.join(results, "meta.json"), "w") as f:
@@ -366,6 +398,9 @@ def main():
     ap.add_argument("--results", default=os.environ.get("XFAB_RESULTS",
                                                         os.path.join(TOP, "results")))
     ap.add_argument("--scen-timeout", type=int, default=900)
+    ap.add_argument("--rerun-errors", type=int, default=0, metavar="N",
+                    help="if 1..N scenarios end in ERROR (sick testbed), run them "
+                         "again in a fresh boot and report that verdict (make check: 3)")
     ap.add_argument("--boot-timeout", type=int, default=600)
     ap.add_argument("--vcpus", type=int, default=2)
     ap.add_argument("--memory", type=int, default=4096)
@@ -383,17 +418,56 @@ def main():
     os.makedirs(results)
     log(f"results in {results}")
     image = build_image()
+    extra = {"qemu": qemu_version(), "accel": "tcg", "cpu_model": "Nehalem",
+             "vcpus": args.vcpus, "memory_mb": args.memory,
+             "image": os.path.basename(image)}
+    chan, verdict = boot(image, results, args, args.scenarios)
+    settle(chan, verdict, args.scenarios)
+    again = rerun_list(chan, verdict, args.rerun_errors)
+    if again:
+        nums = " ".join(n[:3] for n in again)
+        log(f"ERROR in {nums}: a sick testbed says nothing of the drivers; "
+            "once more in a fresh boot (results in rerun/)")
+        sub = os.path.join(results, "rerun")
+        os.makedirs(sub)
+        chan2, verdict2 = boot(image, sub, args, nums)
+        write_results(chan2, sub, verdict2, nums, extra)
+        merge_rerun(chan, chan2, again)
+    return write_results(chan, results, verdict, args.scenarios, extra)
+
+
+def boot(image, results, args, scenarios):
+    """One testbed boot running SCENARIOS: (its channel, its verdict)."""
     with tempfile.TemporaryDirectory(prefix="xfab-vm-") as workdir:
-        make_run_disk(image, workdir, args)
+        make_run_disk(image, workdir, args, scenarios)
         cmd = qemu_cmd(image, workdir, results, args.vcpus, args.memory)
         with open(os.path.join(results, "qemu.cmd"), "w") as f:
             f.write(" ".join(cmd) + "\n")
         chan = Channel(results, args.verbose)
-        verdict = run_vm(cmd, chan, args)
-    extra = {"qemu": qemu_version(), "accel": "tcg", "cpu_model": "Nehalem",
-             "vcpus": args.vcpus, "memory_mb": args.memory,
-             "image": os.path.basename(image)}
-    return write_results(chan, results, verdict, args.scenarios, extra)
+        return chan, run_vm(cmd, chan, args)
+
+
+def rerun_list(chan, verdict, limit):
+    """The scenarios of a settled run that ended in ERROR, if there are
+    1..LIMIT of them and the run itself ended (no stall, QEMU alive):
+    more means the testbed is unusable, not a passing flake."""
+    errs = [n for n in chan.order if chan.scen[n]["status"] == "ERROR"]
+    return errs if not verdict and 0 < len(errs) <= limit else []
+
+
+def merge_rerun(chan, chan2, names):
+    """The second boot's verdicts replace the first's ERRORs; the reason
+    keeps what the first boot said."""
+    for name in names:
+        first = chan.scen[name]
+        got = [o for o in chan2.order if o[:3] == name[:3]]
+        again = dict(chan2.scen[got[0]]) if got else {
+            "name": name, "status": "ERROR", "reason": "not in the second boot",
+            "figures": {}, "xenstore": {}, "lines": []}
+        again["reason"] = (f"{again['reason']} [second boot; the first: "
+                           f"ERROR {first['reason'][:120]}]")
+        again["first_boot"] = first
+        chan.scen[name] = again
 
 
 if __name__ == "__main__":

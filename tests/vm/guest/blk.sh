@@ -126,8 +126,9 @@ blk_discard() {
 
 # blk_resize NAME: xvdc's file grows by 64 MiB while NAME runs, as a user
 # grows one (truncate, losetup -c). NAME must see the new size within 20
-# rounds of a read (a round is 2-3 s under TCG) and fio must verify writes to the new tail; an xfab end on either
-# side must count the resize.
+# rounds of a read (a round is 2-3 s under TCG) and fio must verify
+# writes to the new tail; an xfab end on either side must count the
+# resize.
 blk_resize() {
 	local name=$1 loop want got=0 i
 	loop=$(losetup -j "$BLK_FILE" | cut -d: -f1 | head -n 1)
