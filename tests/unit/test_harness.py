@@ -31,6 +31,9 @@ CHANNEL_OK = """@@meta kernel 6.12.107+deb13-amd64
 @@done
 """
 
+# A console line of the testbed-sick kind (TESTBED_SICK).
+TRAP = "[d1] traps: sh[77] general protection fault ip:7f in libc.so.6\n"
+
 
 class HarnessTest(unittest.TestCase):
     def setUp(self):
@@ -72,7 +75,7 @@ class HarnessTest(unittest.TestCase):
         self.assertEqual(rc, 1)
 
     def test_trap_in_any_console_turns_pass_into_error(self):
-        serial = "[d1] traps: sh[77] general protection fault ip:7f in libc.so.6\n"
+        serial = TRAP
         chan = self.feed(CHANNEL_OK.replace("FAIL 30", "PASS 30"), serial)
         rc, out = self.finish(chan)
         self.assertEqual(rc, 2)
@@ -105,15 +108,14 @@ class HarnessTest(unittest.TestCase):
         self.assertEqual(out["002-module-pipeline"]["status"], "FAIL")
 
     def test_splat_with_traps_is_error(self):
-        serial = "[    9.0] Oops: 0000 [#1] SMP\n" \
-                 "[d1] traps: sh[77] general protection fault ip:7f in libc.so.6\n"
+        serial = "[    9.0] Oops: 0000 [#1] SMP\n" + TRAP
         rc, out = self.finish(self.feed(CHANNEL_OK, serial))
         self.assertEqual(rc, 2)
         self.assertEqual(out["001-stock-baseline"]["status"], "ERROR")
 
     def test_trap_during_a_scenario_is_its_error_only(self):
-        serial = "xfab-run: === 001-stock-baseline\n" \
-                 "[d1] traps: sh[77] general protection fault ip:7f in libc.so.6\n" \
+        serial = "xfab-run: === 001-stock-baseline\n" + \
+                 TRAP + \
                  "xfab-run: === 001-stock-baseline: PASS all good\n" \
                  "xfab-run: === 002-module-pipeline\n"
         chan = self.feed(CHANNEL_OK.replace("FAIL 30", "PASS 30"), serial)
@@ -124,8 +126,7 @@ class HarnessTest(unittest.TestCase):
         self.assertEqual(out["002-module-pipeline"]["status"], "PASS")
 
     def test_errors_run_again_and_the_second_verdict_counts(self):
-        serial = "xfab-run: === 002-module-pipeline\n" \
-                 "[d1] traps: sh[77] general protection fault ip:7f in libc.so.6\n"
+        serial = "xfab-run: === 002-module-pipeline\n" + TRAP
         chan = self.feed(CHANNEL_OK.replace("FAIL 30", "PASS 30"), serial)
         run.settle(chan, None, "001 002")
         self.assertEqual(run.rerun_list(chan, None, 3), ["002-module-pipeline"])
@@ -143,8 +144,7 @@ class HarnessTest(unittest.TestCase):
         self.assertEqual(s2["first_boot"]["status"], "ERROR")
 
     def test_an_error_again_stays_an_error(self):
-        serial = "xfab-run: === 002-module-pipeline\n" \
-                 "[d1] traps: sh[77] general protection fault ip:7f in libc.so.6\n"
+        serial = "xfab-run: === 002-module-pipeline\n" + TRAP
         chan = self.feed(CHANNEL_OK, serial)
         run.settle(chan, None, "001 002")
         second = self.feed("@@meta kernel x\n")

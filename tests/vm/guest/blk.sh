@@ -493,9 +493,10 @@ blk_fast_checks() {
 blk_no_fast_path() {
 	local name=$1 dev=xvdb
 	if lsmod | grep -q '^xfab_blkback '; then
-		[ "$(blk_stat "$name" $dev mode)" = stock ] ||
-			fail "$dev: a stock frontend, but the backend's mode is '$(blk_stat "$name" $dev mode)'"
-		[ "$(blk_stat "$name" $dev polls)" = 0 ] || fail "$dev: xfab_blkback polled a stock frontend's ring"
+		blk_bsnap "$name" $dev
+		[ "$(blk_b mode)" = stock ] ||
+			fail "$dev: a stock frontend, but the backend's mode is '$(blk_b mode)'"
+		[ "$(blk_b polls)" = 0 ] || fail "$dev: xfab_blkback polled a stock frontend's ring"
 	else
 		blk_fsnap "$name" $dev
 		[ "$(blk_f write_mode)" = copy ] ||
