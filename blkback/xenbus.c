@@ -227,37 +227,35 @@ static int fe_protocol(struct xfab_bb_dev *dev)
 	return err;
 }
 
-/* ring-page-order (from the frontend's root) and the refs in dir. */
+/* A frontend key as common/'s readers want it (struct xfab_kv). */
+static int fe_read_u32(void *dir, const char *key, u32 *val)
+{
+	char *v;
+	int err;
+
+	v = xenbus_read(XBT_NIL, dir, key, NULL);
+	if (IS_ERR(v))
+		return PTR_ERR(v) == -ENOENT ? 0 : PTR_ERR(v);
+	err = kstrtou32(v, 10, val);
+	kfree(v);
+	return err ? -EINVAL : 1;
+}
+
+/* ring-page-order (read once, from the frontend's root), refs in dir. */
 static int fe_ring_refs(struct xfab_bb_dev *dev, const char *dir,
 			grant_ref_t *refs, unsigned int *nr)
 {
-	struct xenbus_device *xdev = dev->xdev;
-	unsigned int order, i;
-	char key[16];
+	struct xfab_kv root = { fe_read_u32, (void *)dev->xdev->otherend };
+	struct xfab_kv d = { fe_read_u32, (void *)dir };
+	const char *why;
+	int err;
 
-	order = xenbus_read_unsigned(xdev->otherend, "ring-page-order", 0);
-	if (order > xfab_bb_max_ring_order) {
-		xenbus_dev_fatal(xdev, -EINVAL,
-				 "ring-page-order %u: we offer at most %u",
-				 order, xfab_bb_max_ring_order);
-		return -EINVAL;
-	}
-	*nr = 1U << order;
-	if (!xenbus_exists(XBT_NIL, xdev->otherend, "ring-page-order")) {
-		if (xenbus_scanf(XBT_NIL, dir, "ring-ref", "%u", &refs[0]) == 1)
-			return 0;
-		xenbus_dev_fatal(xdev, -EINVAL, "reading %s/ring-ref", dir);
-		return -EINVAL;
-	}
-	for (i = 0; i < *nr; i++) {
-		snprintf(key, sizeof(key), "ring-ref%u", i);
-		if (xenbus_scanf(XBT_NIL, dir, key, "%u", &refs[i]) != 1) {
-			xenbus_dev_fatal(xdev, -EINVAL, "reading %s/%s",
-					 dir, key);
-			return -EINVAL;
-		}
-	}
-	return 0;
+	err = xfab_ring_refs_read(&root, &d, xfab_bb_max_ring_order, refs, nr,
+				  &why);
+	if (err)
+		xenbus_dev_fatal(dev->xdev, err, "ring keys of %s: %s (we offer order %u at most)",
+				 dir, why, xfab_bb_max_ring_order);
+	return err;
 }
 
 static int fe_ring_connect(struct xfab_bb_dev *dev, struct xfab_bb_ring *ring,
@@ -265,6 +263,8 @@ static int fe_ring_connect(struct xfab_bb_dev *dev, struct xfab_bb_ring *ring,
 {
 	grant_ref_t refs[1U << XFAB_RING_MAX_ORDER];
 	unsigned int nr, evtchn;
+
+	BUILD_BUG_ON(sizeof(refs[0]) != sizeof(u32));
 	int err;
 
 	err = fe_ring_refs(dev, dir, refs, &nr);

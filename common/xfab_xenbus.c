@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /* The backend's xenbus decisions; see xfab_xenbus.h. */
 #include "xfab_xenbus.h"
+#include "xfab_ring.h"
 
 #ifdef __KERNEL__
 #include <linux/build_bug.h>
@@ -69,4 +70,57 @@ int xfab_be_step(int cur, int target, enum xfab_be_work *work)
 	default:
 		return cur;
 	}
+}
+
+/* "ring-ref" followed by i in decimal (i < 100). */
+static void ring_ref_key(char *key, u32 i)
+{
+	static const char base[] = "ring-ref";
+	char *p = key + sizeof(base) - 1;
+
+	memcpy(key, base, sizeof(base));
+	if (i >= 10)
+		*p++ = (char)('0' + i / 10);
+	*p++ = (char)('0' + i % 10);
+	*p = '\0';
+}
+
+int xfab_ring_refs_read(const struct xfab_kv *root, const struct xfab_kv *dir,
+			u32 max_order, u32 *refs, u32 *nr, const char **why)
+{
+	u32 order = 0, i;
+	char key[16];
+	int rc;
+
+	memset(refs, 0, sizeof(*refs) << XFAB_RING_MAX_ORDER);
+	*nr = 0;
+	if (max_order > XFAB_RING_MAX_ORDER)
+		max_order = XFAB_RING_MAX_ORDER;
+	rc = root->read_u32(root->ctx, "ring-page-order", &order);
+	if (rc < 0) {
+		*why = "ring-page-order is not a number";
+		return -EINVAL;
+	}
+	if (rc == 0) {		/* one page, the key of the original protocol */
+		if (dir->read_u32(dir->ctx, "ring-ref", &refs[0]) != 1) {
+			*why = "ring-ref missing or not a number";
+			return -EINVAL;
+		}
+		*nr = 1;
+		return 0;
+	}
+	if (order > max_order) {
+		*why = "ring-page-order larger than we offer";
+		return -EINVAL;
+	}
+	for (i = 0; i < (1u << order); i++) {
+		ring_ref_key(key, i);
+		if (dir->read_u32(dir->ctx, key, &refs[i]) != 1) {
+			memset(refs, 0, sizeof(*refs) << XFAB_RING_MAX_ORDER);
+			*why = "a ring-ref<N> key is missing or not a number";
+			return -EINVAL;
+		}
+	}
+	*nr = 1u << order;
+	return 0;
 }

@@ -47,4 +47,26 @@ int xfab_be_target(int fe, int ready, bool online, bool *gone);
  */
 int xfab_be_step(int cur, int target, enum xfab_be_work *work);
 
+/*
+ * A source of the frontend's unsigned keys: 1 and *val when key holds a
+ * decimal number, 0 when it is absent, negative when it holds anything
+ * else or cannot be read. The kernel reads xenstore; the tests script it.
+ */
+struct xfab_kv {
+	int (*read_u32)(void *ctx, const char *key, u32 *val);
+	void *ctx;
+};
+
+/*
+ * The grant refs of one ring: ring-page-order from root, read once (a
+ * frontend may change it while we read: the order decides which keys
+ * are read, and is never looked at again), then "ring-ref" (no order
+ * key) or "ring-ref0".."ring-ref<2^order - 1>" from dir (the device's
+ * directory, or its queue-N). refs has room for 2^XFAB_RING_MAX_ORDER
+ * and is zeroed first, whatever happens. Returns 0 with *nr refs, or
+ * -EINVAL with *why naming what was wrong (for xenbus_dev_fatal).
+ */
+int xfab_ring_refs_read(const struct xfab_kv *root, const struct xfab_kv *dir,
+			u32 max_order, u32 *refs, u32 *nr, const char **why);
+
 #endif /* XFAB_XENBUS_H */

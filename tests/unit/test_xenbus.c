@@ -119,3 +119,163 @@ TEST(xenbus_step_stays_put_where_it_must)
 		  XFAB_XS_INITIALISING);
 	ASSERT_EQ(w, XFAB_BE_PUBLISH);
 }
+
+/*
+ * A scripted frontend directory for xfab_ring_refs_read(): each key has
+ * up to four answers given in turn (the last repeats), so a key can
+ * change between two reads, as a hostile frontend can make it. An answer
+ * is a number, ABSENT or JUNK. Every read is counted per key.
+ */
+#define ABSENT (-1LL)
+#define JUNK (-2LL)
+struct fake_key {
+	const char *name;
+	long long answers[4];
+	unsigned int nr_answers, reads;
+};
+struct fake_dir {
+	struct fake_key keys[20];
+	unsigned int nr;
+};
+
+static struct fake_key *fake_find(struct fake_dir *d, const char *key)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->nr; i++)
+		if (!strcmp(d->keys[i].name, key))
+			return &d->keys[i];
+	return NULL;
+}
+
+static int fake_read(void *ctx, const char *key, u32 *val)
+{
+	struct fake_key *k = fake_find(ctx, key);
+	long long a;
+
+	if (!k)
+		return 0;
+	a = k->answers[k->reads < k->nr_answers ? k->reads : k->nr_answers - 1];
+	k->reads++;
+	if (a == ABSENT)
+		return 0;
+	if (a == JUNK)
+		return -EINVAL;
+	*val = (u32)a;
+	return 1;
+}
+
+static void fake_set(struct fake_dir *d, const char *name, long long a0,
+		     long long a1)
+{
+	struct fake_key *k = &d->keys[d->nr++];
+
+	k->name = name;
+	k->answers[0] = a0;
+	k->answers[1] = a1;
+	k->nr_answers = 2;
+	k->reads = 0;
+}
+
+static const char *const ref_keys[16] = {
+	"ring-ref0", "ring-ref1", "ring-ref2", "ring-ref3", "ring-ref4",
+	"ring-ref5", "ring-ref6", "ring-ref7", "ring-ref8", "ring-ref9",
+	"ring-ref10", "ring-ref11", "ring-ref12", "ring-ref13", "ring-ref14",
+	"ring-ref15",
+};
+
+/* refs[] starts as garbage: what the function leaves must be its own. */
+static int refs_read(struct fake_dir *root, struct fake_dir *dir, u32 max,
+		     u32 *refs, u32 *nr, const char **why)
+{
+	struct xfab_kv r = { fake_read, root }, d = { fake_read, dir };
+	unsigned int i;
+
+	for (i = 0; i < 16; i++)
+		refs[i] = 0xdeadbeef;
+	*nr = 99;
+	*why = NULL;
+	return xfab_ring_refs_read(&r, &d, max, refs, nr, why);
+}
+
+TEST(ring_refs_single_and_multi_page)
+{
+	struct fake_dir root = { .nr = 0 }, dir = { .nr = 0 };
+	const char *why;
+	u32 refs[16], nr, i;
+
+	fake_set(&dir, "ring-ref", 8, 8);
+	ASSERT_EQ(refs_read(&root, &dir, 4, refs, &nr, &why), 0);
+	ASSERT_EQ(nr, 1);
+	ASSERT_EQ(refs[0], 8);
+	ASSERT_EQ(refs[1], 0);
+
+	fake_set(&root, "ring-page-order", 2, 2);
+	for (i = 0; i < 4; i++)
+		fake_set(&dir, ref_keys[i], 100 + i, 100 + i);
+	ASSERT_EQ(refs_read(&root, &dir, 4, refs, &nr, &why), 0);
+	ASSERT_EQ(nr, 4);
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(refs[i], 100 + i);
+	for (; i < 16; i++)
+		ASSERT_EQ(refs[i], 0);
+	ASSERT_EQ(fake_find(&root, "ring-page-order")->reads, 1);
+}
+
+TEST(ring_refs_hostile_keys)
+{
+	struct fake_dir root = { .nr = 0 }, dir = { .nr = 0 };
+	const char *why;
+	u32 refs[16], nr, i;
+
+	/* order above what we offer, and junk */
+	fake_set(&root, "ring-page-order", 3, 3);
+	for (i = 0; i < 8; i++)
+		fake_set(&dir, ref_keys[i], 1, 1);
+	ASSERT_EQ(refs_read(&root, &dir, 2, refs, &nr, &why), -EINVAL);
+	ASSERT_TRUE(why != NULL);
+	root.keys[0].answers[0] = root.keys[0].answers[1] = JUNK;
+	root.keys[0].reads = 0;
+	ASSERT_EQ(refs_read(&root, &dir, 4, refs, &nr, &why), -EINVAL);
+	ASSERT_EQ(nr, 0);
+	/* a ref missing half way: nothing half-filled is left behind */
+	root.keys[0].answers[0] = root.keys[0].answers[1] = 3;
+	dir.keys[5].answers[0] = dir.keys[5].answers[1] = ABSENT;
+	ASSERT_EQ(refs_read(&root, &dir, 4, refs, &nr, &why), -EINVAL);
+	for (i = 0; i < 16; i++)
+		ASSERT_EQ(refs[i], 0);
+	/* no order key and no ring-ref */
+	root.nr = 0;
+	ASSERT_EQ(refs_read(&root, &dir, 4, refs, &nr, &why), -EINVAL);
+}
+
+/*
+ * The TOCTOU of XSA-class "read twice": ring-page-order says 2, then
+ * vanishes on the next read (and the other way round). Whatever the
+ * function decides, every ref it returns must have been read from a
+ * key, none left as it was, and the order key read once.
+ */
+TEST(ring_refs_order_changes_between_reads)
+{
+	static const long long flips[2][2] = { { 2, ABSENT }, { ABSENT, 2 } };
+	const char *why;
+	u32 refs[16], nr, i, f;
+
+	for (f = 0; f < 2; f++) {
+		struct fake_dir root = { .nr = 0 }, dir = { .nr = 0 };
+		int rc;
+
+		fake_set(&root, "ring-page-order", flips[f][0], flips[f][1]);
+		fake_set(&dir, "ring-ref", 7, 7);
+		for (i = 0; i < 4; i++)
+			fake_set(&dir, ref_keys[i], 200 + i, 200 + i);
+		rc = refs_read(&root, &dir, 4, refs, &nr, &why);
+		ASSERT_EQ(rc, 0);
+		ASSERT_EQ(fake_find(&root, "ring-page-order")->reads, 1);
+		ASSERT_EQ(nr, flips[f][0] == 2 ? 4 : 1);
+		for (i = 0; i < nr; i++)
+			ASSERT_EQ(refs[i], nr == 1 ? 7 : 200 + i);
+		for (i = 0; i < 16; i++)
+			ASSERT_NE(refs[i], 0xdeadbeef);
+	}
+}
