@@ -38,6 +38,7 @@
 #include "xfab_blkif.h"
 #include "xfab_gcache.h"
 #include "xfab_poll.h"
+#include "xfab_credit.h"
 
 /* Pages one request maps: its segments (indirect pages map apart). */
 #define XFAB_BB_MAX_PAGES XFAB_BLK_MAX_INDIRECT_SEGS
@@ -55,6 +56,7 @@ extern unsigned int xfab_bb_ro_max;
 extern unsigned int xfab_bb_ro_idle_ms;
 extern unsigned int xfab_bb_poll_us;
 extern unsigned int xfab_bb_resize_ms;
+extern unsigned int xfab_bb_refuse_rate;
 
 #define XFAB_BB_RO_LIMIT 65536u
 /*
@@ -62,6 +64,14 @@ extern unsigned int xfab_bb_resize_ms;
  * it is done, before the next one is started, rather than with its batch.
  */
 #define XFAB_BB_EARLY_SEGS 16u
+/*
+ * Refusals are charged to an xfab_credit bucket (common/), built for
+ * bytes: one refusal costs this much, so its smallest cap is a burst of
+ * 64 refusals and refuse_rate refusals a second refill it.
+ */
+#define XFAB_BB_REFUSE_COST (XFAB_CREDIT_MIN_CAP / 64)
+/* Requests taken in one pass before the thread offers the CPU. */
+#define XFAB_BB_PASS_REQS 64u
 
 /*
  * What the module holds right now, over all devices: after the last
@@ -95,6 +105,8 @@ struct xfab_bb_stats {
 	u64 ro_full;		/* every kept mapping busy: mapped once */
 	u64 polls, poll_found, poll_empty;
 	u64 resizes;		/* new sizes announced (the device's, not a ring's) */
+	u64 refuse_waits;	/* refusals past refuse_rate: the thread slept */
+	u64 passes_yielded;	/* a pass of XFAB_BB_PASS_REQS offered the CPU */
 	u64 err[XFAB_BLK_NR_ERRS];	/* refused requests by reason */
 };
 
@@ -174,6 +186,7 @@ struct xfab_bb_ring {
 	unsigned long ro_purge_at;	/* jiffies of the next idle purge */
 	bool polling;			/* an xfab frontend: poll the ring */
 	struct xfab_poll poll;		/* budget in ns */
+	struct xfab_credit refuse;	/* what refused requests may cost */
 	struct gnttab_page_cache page_cache;
 	bool cache_ready;
 	/* Scratch for one request's map/unmap batch (thread only). */

@@ -5,3 +5,4 @@
 #include "../common/xfab_xenbus.c"
 #include "../common/xfab_gcache.c"
 #include "../common/xfab_poll.c"
+#include "../common/xfab_credit.c"

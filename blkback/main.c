@@ -93,6 +93,18 @@ unsigned int xfab_bb_poll_us = 50;
 module_param_named(poll_us, xfab_bb_poll_us, uint, 0644);
 MODULE_PARM_DESC(poll_us, "Longest in-ring poll after a batch, us, xfab frontends only (default 50, 0: off, at most 10000)");
 
+/*
+ * A frontend whose requests we refuse (bad operation, sectors past the
+ * disk, grants that will not map) costs the ring's thread a response
+ * each and gains nothing: past a burst of 64, refusals are answered at
+ * most this many per second per ring and the thread sleeps meanwhile,
+ * so a guest that floods the ring with junk cannot keep a dom0 CPU busy.
+ * A correct frontend is never refused and never waits. 0: no limit.
+ */
+unsigned int xfab_bb_refuse_rate = 100;
+module_param_named(refuse_rate, xfab_bb_refuse_rate, uint, 0644);
+MODULE_PARM_DESC(refuse_rate, "Refused requests answered per second per ring past a burst of 64 (default 100, 0: no limit)");
+
 static int __init xfab_bb_init(void)
 {
 	int err;

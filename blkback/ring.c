@@ -241,8 +241,8 @@ static void bb_count(struct xfab_bb_stats *st, const struct xfab_blk_req *h)
 	}
 }
 
-/* Start one request copied out of the ring. */
-static void bb_start(struct xfab_bb_ring *ring, struct xfab_bb_req *req,
+/* Start one request copied out of the ring; false if it was refused. */
+static bool bb_start(struct xfab_bb_ring *ring, struct xfab_bb_req *req,
 		     const u8 *slot)
 {
 	struct xfab_blk_req *h = &req->hdr;
@@ -261,13 +261,13 @@ static void bb_start(struct xfab_bb_ring *ring, struct xfab_bb_req *req,
 			ring->st.err[err]++;
 		bb_finish(ring, req, err > 0 ? xfab_blk_err_status(err) :
 			  BLKIF_RSP_ERROR);
-		return;
+		return false;
 	}
 	bb_count(&ring->st, h);
 	if (h->op == XFAB_BLKOP_DISCARD) {
 		atomic_inc(&ring->inflight);
 		queue_work(system_long_wq, &req->discard_work);
-		return;
+		return true;
 	}
 	for (i = 0; i < h->nr_segs; i++)
 		ring->seg_grefs[i] = req->segs[i].gref;
@@ -276,10 +276,34 @@ static void bb_start(struct xfab_bb_ring *ring, struct xfab_bb_req *req,
 			  h->op != XFAB_BLKOP_READ);
 	if (err) {	/* counted in map_errors; no I/O was started */
 		bb_finish(ring, req, BLKIF_RSP_ERROR);
-		return;
+		return false;
 	}
 	atomic_inc(&ring->inflight);
 	bb_submit(ring, req);
+	return true;
+}
+
+/*
+ * A refused request was answered: charge it. Past the burst the thread
+ * sleeps until refusals may go on (answers so far pushed first), so a
+ * frontend that sends only junk gets refuse_rate answers a second and
+ * costs dom0 that much work. kthread_stop() cuts the sleep short.
+ */
+static void bb_refused(struct xfab_bb_ring *ring)
+{
+	u64 now = local_clock(), wait;
+
+	if (ring->refuse.bytes != (u64)READ_ONCE(xfab_bb_refuse_rate) *
+				  XFAB_BB_REFUSE_COST)
+		xfab_credit_init(&ring->refuse,
+				 (u64)READ_ONCE(xfab_bb_refuse_rate) *
+				 XFAB_BB_REFUSE_COST, USEC_PER_SEC, now);
+	wait = xfab_credit_take(&ring->refuse, XFAB_BB_REFUSE_COST, now);
+	if (!wait)
+		return;
+	ring->st.refuse_waits++;
+	bb_push(ring);
+	schedule_timeout_interruptible(nsecs_to_jiffies(wait) + 1);
 }
 
 /*
@@ -318,8 +342,11 @@ static bool bb_poll(struct xfab_bb_ring *ring)
 }
 
 /*
- * Take what the frontend posted, as long as pool entries last. Returns
- * true if it consumed anything; ring->pool_blocked says it stopped early.
+ * Take what the frontend posted, as long as pool entries last, in passes
+ * of at most XFAB_BB_PASS_REQS requests with a chance to reschedule in
+ * between, so a frontend that keeps posting cannot hold the CPU, and a
+ * stop (disconnect) is seen within one pass. Returns true if it consumed
+ * anything; ring->pool_blocked says it stopped early for want of entries.
  */
 static bool bb_fetch(struct xfab_bb_ring *ring)
 {
@@ -329,7 +356,7 @@ static bool bb_fetch(struct xfab_bb_ring *ring)
 	u32 n;
 	int more;
 
-	for (;;) {
+	while (!kthread_should_stop()) {
 		RING_IDX prod = READ_ONCE(ring->back.sring->req_prod);
 
 		virt_rmb();	/* the slots are read after the index */
@@ -343,6 +370,8 @@ static bool bb_fetch(struct xfab_bb_ring *ring)
 			ring->broken = true;
 			return any;
 		}
+		if (n > XFAB_BB_PASS_REQS)
+			n = XFAB_BB_PASS_REQS;
 		for (; n; n--) {
 			if (list_empty(&ring->free)) {
 				ring->pool_blocked = true;
@@ -356,8 +385,11 @@ static bool bb_fetch(struct xfab_bb_ring *ring)
 			req = list_first_entry(&ring->free, struct xfab_bb_req,
 					       list);
 			list_del(&req->list);
-			bb_start(ring, req, slot);
 			any = true;
+			if (!bb_start(ring, req, slot)) {
+				bb_refused(ring);
+				continue;
+			}
 			/*
 			 * After a large request, answer what is done before
 			 * the next one: the frontend copies that data while
@@ -368,12 +400,17 @@ static bool bb_fetch(struct xfab_bb_ring *ring)
 				bb_complete(ring);
 		}
 		bb_push(ring);	/* answers to refused requests */
+		if (need_resched()) {
+			ring->st.passes_yielded++;
+			cond_resched();
+		}
 		if (bb_poll(ring))
 			continue;
 		RING_FINAL_CHECK_FOR_REQUESTS(&ring->back, more);
 		if (!more)
 			return any;
 	}
+	return any;
 }
 
 /* Wake at least this often while read-only mappings are kept (purge). */
@@ -407,7 +444,11 @@ static int bb_thread(void *data)
 			ring->pool_blocked = false;
 			atomic_set(&ring->events, 1);
 		}
-		if (ring->broken || !atomic_xchg(&ring->events, 0))
+		/*
+		 * A broken ring is left masked (no EOI): its events are
+		 * taken and ignored, or the wait above would not sleep.
+		 */
+		if (!atomic_xchg(&ring->events, 0) || ring->broken)
 			continue;
 		any = bb_fetch(ring);
 		if (ring->pool_blocked || ring->broken)
