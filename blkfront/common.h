@@ -105,6 +105,7 @@ struct xfab_bf_stats {
 	u64 ro_hits, ro_grants;		/* write pages: kept grant / new one */
 	u64 ro_replaced;		/* an idle kept grant made room */
 	u64 ro_full;			/* none free or idle: copied instead */
+	u64 ro_busy;			/* idle, but the backend still maps it */
 	u64 reconnects;			/* to a new backend, the disk kept */
 	u64 resizes;			/* new sizes the backend announced */
 	u64 fatal_ring, fatal_id, fatal_op;	/* backend broke the protocol */

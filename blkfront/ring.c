@@ -70,7 +70,11 @@ static struct xfab_bf_gnt *gnt_get(struct xfab_bf_ring *ring)
 	g = kzalloc(sizeof(*g), GFP_NOWAIT | __GFP_NOWARN);
 	if (!g)
 		return NULL;
-	g->page = alloc_page(GFP_NOWAIT | __GFP_NOWARN);
+	/*
+	 * Zeroed: the backend may read all of it (a short write, a read it
+	 * answers without data), and it must find no old guest memory.
+	 */
+	g->page = alloc_page(GFP_NOWAIT | __GFP_NOWARN | __GFP_ZERO);
 	if (!g->page)
 		goto free;
 	ref = gnttab_grant_foreign_access(ring->info->xdev->otherend_id,
@@ -88,11 +92,35 @@ free:
 	return NULL;
 }
 
-/* End a kept grant; Xen frees it (and our page reference) once unmapped. */
+/*
+ * Teardown: end a kept grant; Xen drops it (and our page reference) once
+ * the backend has unmapped it.
+ */
 static void ro_release(struct xfab_bf_ring *ring, u32 s)
 {
 	gnttab_end_foreign_access(ring->ro_ref[s], ring->ro_page[s]);
 	ring->ro_page[s] = NULL;
+}
+
+/*
+ * Replace an idle kept grant, but only one the backend no longer maps:
+ * ending a mapped grant would leave it, with its page, on Xen's deferred
+ * list for as long as the backend likes (a guest's grant table runs dry
+ * that way). A busy one is marked used now, so the next look tries the
+ * next idle one, and the write is copied.
+ */
+static bool ro_replace(struct xfab_bf_ring *ring, u32 s, u64 now)
+{
+	if (!gnttab_try_end_foreign_access(ring->ro_ref[s])) {
+		xfab_gc_find(&ring->ro, ring->ro.ent[s].key, now);
+		ring->st.ro_busy++;
+		return false;
+	}
+	put_page(ring->ro_page[s]);
+	ring->ro_page[s] = NULL;
+	xfab_gc_remove(&ring->ro, s);
+	ring->st.ro_replaced++;
+	return true;
 }
 
 /* A slot for pfn: a free one, or one idle long enough to replace. */
@@ -104,11 +132,8 @@ static u32 ro_slot_new(struct xfab_bf_ring *ring, u64 pfn, u64 now)
 
 	if (ring->ro.nr == ring->ro.cap) {
 		s = xfab_gc_idle(&ring->ro, now - idle);
-		if (s == XFAB_GC_NONE)
-			return s;
-		ro_release(ring, s);
-		xfab_gc_remove(&ring->ro, s);
-		ring->st.ro_replaced++;
+		if (s == XFAB_GC_NONE || !ro_replace(ring, s, now))
+			return XFAB_GC_NONE;
 	}
 	return xfab_gc_insert(&ring->ro, pfn, now, &evicted, &old);
 }

@@ -20,8 +20,8 @@ static const struct {
 	BF_STAT(bytes_copied), BF_STAT(grants), BF_STAT(busy),
 	BF_STAT(fatal_ring), BF_STAT(fatal_id), BF_STAT(fatal_op),
 	BF_STAT(quiet_pushes), BF_STAT(ro_hits), BF_STAT(ro_grants),
-	BF_STAT(ro_replaced), BF_STAT(ro_full), BF_STAT(reconnects),
-	BF_STAT(resizes), BF_STAT(splits),
+	BF_STAT(ro_replaced), BF_STAT(ro_full), BF_STAT(ro_busy),
+	BF_STAT(reconnects), BF_STAT(resizes), BF_STAT(splits),
 };
 
 void xfab_bf_stats_add(struct xfab_bf_stats *to,
