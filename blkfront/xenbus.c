@@ -19,6 +19,7 @@
 #include <xen/interface/io/protocols.h>
 #include "common.h"
 #include "xfab_xs.h"
+#include "xfab_kring.h"
 
 /* xvd naming: 0 -> xvda, 25 -> xvdz, 26 -> xvdaa, ... */
 static void bf_disk_name(unsigned int index, char *buf, size_t len)
@@ -80,9 +81,9 @@ static void bf_free_rings(struct xfab_bf_info *info, struct list_head *left)
 		if (ring->shadow)
 			xfab_bf_ring_drain(ring, left);
 		xfab_bf_ring_free(ring);
-		if (ring->sring)
-			xenbus_teardown_ring((void **)&ring->sring,
-					     1U << info->ring_order, ring->refs);
+		/* a page the backend still maps is freed once it lets go */
+		xfab_ring_pages_free((void **)&ring->sring,
+				     1U << info->ring_order, ring->refs);
 	}
 	mutex_lock(&info->lock);
 	for (i = 0; i < info->nr_rings; i++)

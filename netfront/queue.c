@@ -14,6 +14,7 @@
 #include <xen/events.h>
 #include <xen/page.h>
 #include "common.h"
+#include "xfab_kring.h"
 
 /*
  * Event storms (XSA-391): an event that finds no work is reported as
@@ -191,23 +192,6 @@ int xfab_nf_queues_create(struct xfab_nf_info *info, unsigned int nr)
 	return err;
 }
 
-/*
- * The ring page goes to the grant code, which frees it now, or once the
- * backend unmapped it. (xenbus_teardown_ring would free it at once.)
- */
-static void nf_ring_free(void *ring, grant_ref_t *ref)
-{
-	void *left = ring;
-
-	if (*ref != INVALID_GRANT_REF && ring) {
-		gnttab_end_foreign_access(*ref, virt_to_page(ring));
-		*ref = INVALID_GRANT_REF;
-		left = NULL;
-	}
-	/* a page that was never granted, or a grant with no page */
-	xenbus_teardown_ring(&left, 1, ref);
-}
-
 /* Nothing runs on q after this: no xmit, poll, timer or handler. */
 static void nf_queue_quiesce(struct xfab_nf_queue *q)
 {
@@ -237,10 +221,8 @@ static void nf_queue_free(struct xfab_nf_queue *q)
 	if (q->rx_gref_pool)
 		gnttab_free_grant_references(q->rx_gref_head);
 	q->tx_gref_pool = q->rx_gref_pool = false;
-	nf_ring_free(q->tx.sring, &q->tx_ring_ref);
-	nf_ring_free(q->rx.sring, &q->rx_ring_ref);
-	q->tx.sring = NULL;
-	q->rx.sring = NULL;
+	xfab_ring_pages_free((void **)&q->tx.sring, 1, &q->tx_ring_ref);
+	xfab_ring_pages_free((void **)&q->rx.sring, 1, &q->rx_ring_ref);
 	if (q->napi_added)
 		netif_napi_del(&q->napi);
 	q->napi_added = false;
