@@ -81,19 +81,25 @@ drop:
 	return NETDEV_TX_OK;
 }
 
-/* Dequeue under the lock; wake the net_device queue below half. */
+/* Off the backlog (lock held); wake the net_device queue below half. */
+static void rx_unlink(struct xfab_nb_queue *q, struct sk_buff *skb)
+{
+	__skb_unlink(skb, &q->rx_queue);
+	q->rx_queued_bytes -= skb->len;
+	if (q->rx_stopped && q->rx_queued_bytes < xfab_nb_rx_backlog / 2) {
+		q->rx_stopped = false;
+		netif_tx_wake_queue(netdev_get_tx_queue(q->vif->dev, q->id));
+	}
+}
+
 static struct sk_buff *rx_dequeue(struct xfab_nb_queue *q)
 {
 	struct sk_buff *skb;
 
 	spin_lock_bh(&q->rx_queue.lock);
-	skb = __skb_dequeue(&q->rx_queue);
+	skb = skb_peek(&q->rx_queue);
 	if (skb)
-		q->rx_queued_bytes -= skb->len;
-	if (q->rx_stopped && q->rx_queued_bytes < xfab_nb_rx_backlog / 2) {
-		q->rx_stopped = false;
-		netif_tx_wake_queue(netdev_get_tx_queue(q->vif->dev, q->id));
-	}
+		rx_unlink(q, skb);
 	spin_unlock_bh(&q->rx_queue.lock);
 	return skb;
 }
@@ -213,6 +219,29 @@ static int rx_plan_packet(struct xfab_nb_queue *q, struct xfab_nb_rxp *p,
 	return 0;
 }
 
+/*
+ * The next packet if the guest has posted buffers for all of it, taken
+ * off the backlog under its lock: the stall purge (another work item)
+ * may empty the backlog at any time, so the packet looked at and the
+ * packet taken must be one and the same.
+ */
+static struct sk_buff *rx_take(struct xfab_nb_queue *q, u32 *need, u32 *data)
+{
+	struct sk_buff *skb;
+
+	spin_lock_bh(&q->rx_queue.lock);
+	skb = skb_peek(&q->rx_queue);
+	if (skb) {
+		*need = rx_slots_needed(skb, data);
+		if (rx_room(q, *need))
+			rx_unlink(q, skb);
+		else
+			skb = NULL;
+	}
+	spin_unlock_bh(&q->rx_queue.lock);
+	return skb;
+}
+
 /* Fill q->rxp[] with packets that have buffers; returns how many. */
 static int rx_gather(struct xfab_nb_queue *q, u32 *nops)
 {
@@ -222,15 +251,11 @@ static int rx_gather(struct xfab_nb_queue *q, u32 *nops)
 	while (n < XFAB_NB_BATCH &&
 	       XFAB_NB_MAX_OPS - *nops >= XFAB_NB_RX_SRC + XFAB_NB_RX_MAX_DATA) {
 		struct xfab_nb_rxp *p = &q->rxp[n];
-		struct sk_buff *skb = skb_peek(&q->rx_queue);
 		u32 need, data;
 
-		if (!skb)
+		p->skb = rx_take(q, &need, &data);
+		if (!p->skb)
 			break;
-		need = rx_slots_needed(skb, &data);
-		if (!rx_room(q, need))
-			break;
-		p->skb = rx_dequeue(q);
 		p->nslots = data;
 		p->gso = skb_is_gso(p->skb);
 		p->failed = rx_plan_packet(q, p, need, nops) != 0;
