@@ -107,6 +107,14 @@ class HarnessTest(unittest.TestCase):
         self.assertEqual(out["001-stock-baseline"]["status"], "PASS")
         self.assertEqual(out["002-module-pipeline"]["status"], "FAIL")
 
+    def test_watchdog_lines_are_splats(self):
+        for line in ("watchdog: BUG: soft lockup - CPU#1 stuck for 23s! [xfab-blk1.5-0:311]",
+                     "INFO: task xenwatch:41 blocked for more than 120 seconds.",
+                     "rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:",
+                     "rcu: INFO: rcu_sched self-detected stall on CPU"):
+            self.assertTrue(run.SPLAT.search(line), line)
+        self.assertFalse(run.SPLAT.search("rcu: Hierarchical RCU implementation."))
+
     def test_splat_with_traps_is_error(self):
         serial = "[    9.0] Oops: 0000 [#1] SMP\n" + TRAP
         rc, out = self.finish(self.feed(CHANNEL_OK, serial))

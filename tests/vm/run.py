@@ -74,10 +74,14 @@ TESTBED_SICK = re.compile(r"segfault at|traps:|Oops: int3|"
 # Kernel splats: a driver bug until shown otherwise, so a FAIL of the
 # scenario during which the dom0 runner found it (ERROR if the testbed
 # was sick too). Found by this host-side scan only (boot, the gaps
-# between scenarios), they fail every scenario that passed.
+# between scenarios), they fail every scenario that passed. The kernel's
+# watchdogs count: a soft lockup ("BUG: soft lockup"), a task blocked in
+# D state past hung_task_timeout_secs (xenwatch stuck in a backend's
+# disconnect stops all PV device handling in dom0) and an RCU stall.
 SPLAT = re.compile(r"general protection fault|Kernel panic|"
                    r"Oops|BUG:|kernel BUG|WARNING:|KASAN|UBSAN|unable to handle|"
-                   r"Call Trace:")
+                   r"Call Trace:|blocked for more than \d+ seconds|"
+                   r"rcu.*detected.*stall")
 # The dom0 runner's console line as a scenario starts (its end line has
 # ": STATUS" after the name): console lines up to the next one were logged
 # while it ran or was torn down.
