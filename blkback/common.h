@@ -106,6 +106,7 @@ struct xfab_bb_stats {
 	u64 polls, poll_found, poll_empty;
 	u64 resizes;		/* new sizes announced (the device's, not a ring's) */
 	u64 refuse_waits;	/* refusals past refuse_rate: the thread slept */
+	u64 bad_index;		/* impossible producer index: ring stopped */
 	u64 passes_yielded;	/* a pass of XFAB_BB_PASS_REQS offered the CPU */
 	u64 err[XFAB_BLK_NR_ERRS];	/* refused requests by reason */
 };

@@ -368,6 +368,7 @@ static bool bb_fetch(struct xfab_bb_ring *ring)
 				ring->id, prod, ring->back.req_cons,
 				RING_SIZE(&ring->back));
 			ring->broken = true;
+			ring->st.bad_index++;
 			return any;
 		}
 		if (n > XFAB_BB_PASS_REQS)

@@ -29,7 +29,7 @@ static const struct {
 	BB_STAT(ro_maps), BB_STAT(ro_evictions), BB_STAT(ro_purged),
 	BB_STAT(ro_full), BB_STAT(polls), BB_STAT(poll_found),
 	BB_STAT(poll_empty), BB_STAT(resizes), BB_STAT(refuse_waits),
-	BB_STAT(passes_yielded),
+	BB_STAT(bad_index), BB_STAT(passes_yielded),
 };
 
 #define BB_NR_ATTRS (ARRAY_SIZE(bb_stats) + XFAB_BLK_NR_ERRS - 1 + 4)
