@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * A blkif frontend that sends what its case says, to see what the backend
+ * (xen-blkback or xfab_blkback in dom0) does with it. It negotiates like
+ * a plain frontend of the original protocol (one ring page, "ring-ref",
+ * one queue, no persistent grants), so every backend accepts it, then one
+ * thread runs the case:
+ *
+ *   valid          256 one-page reads of the first sectors: all must be
+ *                  answered OKAY (the control: this peer talks blkif)
+ *   refuse_flood   for secs, keep the ring full of requests with an
+ *                  operation code no backend knows (issue 20, defect 1)
+ *   bad_gref       256 reads naming grant refs nobody granted
+ *   sector_wrap    256 reads whose sector range wraps past 2^64
+ *   too_many_segs  256 direct requests claiming 255 segments (11 fit)
+ *   prod_jump      the producer index moved 4 rings past the consumer
+ *                  (XSA-39 class): nothing may be answered
+ *   kick_storm     for secs, notify the backend with nothing posted
+ *
+ * Responses are only counted (by status), never trusted for more: this
+ * module must not fault whatever the backend does.
+ */
+#include <linux/module.h>
+#include <linux/kthread.h>
+#include <linux/delay.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <xen/xenbus.h>
+#include <xen/grant_table.h>
+#include <xen/events.h>
+#include <xen/page.h>
+#include <xen/interface/io/blkif.h>
+#include <xen/interface/io/protocols.h>
+#include "xfab_kring.h"
+#include "hostile.h"
+
+enum hs_case {
+	HS_VALID, HS_REFUSE_FLOOD, HS_BAD_GREF, HS_SECTOR_WRAP,
+	HS_TOO_MANY_SEGS, HS_PROD_JUMP, HS_KICK_STORM, HS_NR_CASES
+};
+
+static const char *const hs_case_names[HS_NR_CASES] = {
+	"valid", "refuse_flood", "bad_gref", "sector_wrap", "too_many_segs",
+	"prod_jump", "kick_storm",
+};
+
+/* Requests a counted case sends: a few rings' worth. */
+#define HS_COUNTED_REQS 256u
+/* An operation code blkif does not define. */
+#define HS_BAD_OP 0xee
+/* Grant refs far above any guest's table. */
+#define HS_NOBODYS_GREF 0x7ffffff0u
+
+struct hs_vbd {
+	struct xenbus_device *xdev;
+	enum hs_case kase;
+	struct blkif_front_ring front;
+	struct blkif_sring *sring;
+	grant_ref_t ring_ref;
+	unsigned int evtchn;
+	int irq;
+	struct page *data;		/* one page the valid reads land in */
+	grant_ref_t data_ref;
+	struct task_struct *thread;
+	bool keys_written;
+	unsigned int run;		/* which attach this is, from 1 */
+	/* results */
+	u64 posted, answered, okay, error, notsupp, other, kicks, lies;
+	atomic64_t irqs;
+};
+
+static irqreturn_t hs_interrupt(int irq, void *arg)
+{
+	struct hs_vbd *v = arg;
+
+	atomic64_inc(&v->irqs);
+	return IRQ_HANDLED;
+}
+
+/* Count what the backend answered; a response index it cannot have made
+ * ends the counting (the case then reports lies=1). */
+static void hs_reap(struct hs_vbd *v)
+{
+	RING_IDX rp = READ_ONCE(v->sring->rsp_prod), i;
+	struct blkif_response rsp;
+
+	virt_rmb();
+	if (rp - v->front.rsp_cons > v->front.req_prod_pvt - v->front.rsp_cons) {
+		v->lies = 1;
+		return;
+	}
+	for (i = v->front.rsp_cons; i != rp; i++) {
+		memcpy(&rsp, RING_GET_RESPONSE(&v->front, i), sizeof(rsp));
+		v->answered++;
+		if (rsp.status == BLKIF_RSP_OKAY)
+			v->okay++;
+		else if (rsp.status == BLKIF_RSP_ERROR)
+			v->error++;
+		else if (rsp.status == BLKIF_RSP_EOPNOTSUPP)
+			v->notsupp++;
+		else
+			v->other++;
+	}
+	v->front.rsp_cons = rp;
+}
+
+/* Lay out request number n of the case in the next free slot. */
+static void hs_fill(struct hs_vbd *v, u64 n)
+{
+	struct blkif_request *r = RING_GET_REQUEST(&v->front,
+						   v->front.req_prod_pvt);
+
+	memset(r, 0, sizeof(*r));
+	r->u.rw.id = n;
+	r->u.rw.handle = 0;
+	r->operation = BLKIF_OP_READ;
+	r->u.rw.nr_segments = 1;
+	r->u.rw.sector_number = (n % 64) * 8;
+	r->u.rw.seg[0].gref = v->data_ref;
+	r->u.rw.seg[0].first_sect = 0;
+	r->u.rw.seg[0].last_sect = 7;
+	switch (v->kase) {
+	case HS_REFUSE_FLOOD:
+		r->operation = HS_BAD_OP;
+		break;
+	case HS_BAD_GREF:
+		r->u.rw.seg[0].gref = HS_NOBODYS_GREF + (n % 8);
+		break;
+	case HS_SECTOR_WRAP:
+		r->u.rw.sector_number = ~0ULL - 3;
+		break;
+	case HS_TOO_MANY_SEGS:
+		r->u.rw.nr_segments = 255;
+		break;
+	default:
+		break;
+	}
+	v->front.req_prod_pvt++;
+	v->posted++;
+}
+
+static void hs_push(struct hs_vbd *v)
+{
+	int notify;
+
+	RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&v->front, notify);
+	if (notify) {
+		notify_remote_via_irq(v->irq);
+		v->kicks++;
+	}
+}
+
+/* Fill the ring with up to limit requests in all; wait while it is full. */
+static void hs_post_until(struct hs_vbd *v, u64 limit, unsigned long end)
+{
+	while (!kthread_should_stop() && time_before(jiffies, end) &&
+	       !v->lies) {
+		unsigned int n = 0;
+
+		hs_reap(v);
+		while (!RING_FULL(&v->front) && v->posted < limit) {
+			hs_fill(v, v->posted);
+			n++;
+		}
+		if (n)
+			hs_push(v);
+		else if (v->posted >= limit &&
+			 v->front.rsp_cons == v->front.req_prod_pvt)
+			return;		/* all answered */
+		else
+			usleep_range(200, 400);
+		cond_resched();
+	}
+}
+
+static void hs_prod_jump(struct hs_vbd *v, unsigned long end)
+{
+	/* Say 4 rings' worth were posted; post nothing. */
+	virt_wmb();
+	WRITE_ONCE(v->sring->req_prod,
+		   v->front.req_prod_pvt + 4 * RING_SIZE(&v->front));
+	notify_remote_via_irq(v->irq);
+	v->kicks++;
+	while (!kthread_should_stop() && time_before(jiffies, end)) {
+		hs_reap(v);
+		msleep(100);
+	}
+}
+
+static void hs_kick_storm(struct hs_vbd *v, unsigned long end)
+{
+	unsigned int i;
+
+	while (!kthread_should_stop() && time_before(jiffies, end)) {
+		for (i = 0; i < 1000; i++)
+			notify_remote_via_irq(v->irq);
+		v->kicks += i;
+		cond_resched();
+	}
+	hs_reap(v);
+}
+
+static int hs_run(void *arg)
+{
+	struct hs_vbd *v = arg;
+	unsigned long t0 = jiffies, flood = t0 + hs_secs * HZ;
+	/* a counted case ends when all is answered, or gives up */
+	unsigned long counted = t0 + 60 * HZ;
+
+	switch (v->kase) {
+	case HS_REFUSE_FLOOD:
+		hs_post_until(v, U64_MAX, flood);
+		break;
+	case HS_PROD_JUMP:
+		hs_prod_jump(v, t0 + 3 * HZ);
+		break;
+	case HS_KICK_STORM:
+		hs_kick_storm(v, flood);
+		break;
+	default:
+		hs_post_until(v, HS_COUNTED_REQS, counted);
+		break;
+	}
+	hs_report("run=%u case=%s ms=%u posted=%llu answered=%llu okay=%llu error=%llu notsupp=%llu other=%llu kicks=%llu irqs=%lld lies=%llu",
+		  v->run, hs_case_names[v->kase], jiffies_to_msecs(jiffies - t0),
+		  v->posted, v->answered, v->okay, v->error, v->notsupp,
+		  v->other, v->kicks, (long long)atomic64_read(&v->irqs),
+		  v->lies);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ);
+	return 0;
+}
+
+/* Undo any prefix of hs_setup(); may run twice. */
+static void hs_teardown(struct hs_vbd *v)
+{
+	if (v->thread) {
+		kthread_stop(v->thread);
+		v->thread = NULL;
+	}
+	if (v->irq > 0)
+		unbind_from_irqhandler(v->irq, v);
+	v->irq = 0;
+	xfab_ring_pages_free((void **)&v->sring, 1, &v->ring_ref);
+	if (v->data_ref != INVALID_GRANT_REF)
+		gnttab_end_foreign_access(v->data_ref, v->data);
+	else if (v->data)
+		__free_page(v->data);
+	v->data_ref = INVALID_GRANT_REF;
+	v->data = NULL;
+}
+
+static int hs_setup(struct hs_vbd *v)
+{
+	struct xenbus_device *xdev = v->xdev;
+	int err, ref;
+
+	v->data = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!v->data)
+		return -ENOMEM;
+	ref = gnttab_grant_foreign_access(xdev->otherend_id,
+					  xen_page_to_gfn(v->data), 0);
+	if (ref < 0)
+		return ref;
+	v->data_ref = ref;
+	err = xenbus_setup_ring(xdev, GFP_KERNEL, (void **)&v->sring, 1,
+				&v->ring_ref);
+	if (err)
+		return err;
+	SHARED_RING_INIT(v->sring);
+	FRONT_RING_INIT(&v->front, v->sring, XEN_PAGE_SIZE);
+	err = xenbus_alloc_evtchn(xdev, &v->evtchn);
+	if (err)
+		return err;
+	err = bind_evtchn_to_irqhandler(v->evtchn, hs_interrupt, 0,
+					"xfab-hostile-vbd", v);
+	if (err < 0) {
+		xenbus_free_evtchn(xdev, v->evtchn);
+		return err;
+	}
+	v->irq = err;
+	return 0;
+}
+
+static int hs_keys(struct hs_vbd *v)
+{
+	struct xenbus_device *xdev = v->xdev;
+	int err;
+
+	err = xenbus_printf(XBT_NIL, xdev->nodename, "ring-ref", "%u",
+			    v->ring_ref);
+	if (!err)
+		err = xenbus_printf(XBT_NIL, xdev->nodename, "event-channel",
+				    "%u", v->evtchn);
+	if (!err)
+		err = xenbus_printf(XBT_NIL, xdev->nodename, "protocol", "%s",
+				    XEN_IO_PROTO_ABI_NATIVE);
+	return err;
+}
+
+static void hs_backend_changed(struct xenbus_device *xdev,
+			       enum xenbus_state state)
+{
+	struct hs_vbd *v = dev_get_drvdata(&xdev->dev);
+	int err;
+
+	switch (state) {
+	case XenbusStateInitWait:
+		if (v->keys_written)
+			break;
+		err = hs_setup(v);
+		if (!err)
+			err = hs_keys(v);
+		if (err) {
+			hs_teardown(v);
+			xenbus_dev_fatal(xdev, err, "hostile vbd setup");
+			break;
+		}
+		v->keys_written = true;
+		xenbus_switch_state(xdev, XenbusStateInitialised);
+		break;
+	case XenbusStateConnected:
+		if (v->thread || !v->keys_written)
+			break;
+		v->thread = kthread_run(hs_run, v, "xfab-hostile-vbd");
+		if (IS_ERR(v->thread)) {
+			v->thread = NULL;
+			break;
+		}
+		xenbus_switch_state(xdev, XenbusStateConnected);
+		break;
+	case XenbusStateClosing:
+	case XenbusStateClosed:
+		hs_teardown(v);
+		if (xdev->state != XenbusStateClosed)
+			xenbus_frontend_closed(xdev);
+		break;
+	default:
+		break;
+	}
+}
+
+static int hs_probe(struct xenbus_device *xdev,
+		    const struct xenbus_device_id *id)
+{
+	static atomic_t runs = ATOMIC_INIT(0);
+	struct hs_vbd *v;
+	unsigned int i;
+
+	v = kzalloc(sizeof(*v), GFP_KERNEL);
+	if (!v)
+		return -ENOMEM;
+	v->xdev = xdev;
+	v->ring_ref = INVALID_GRANT_REF;
+	v->data_ref = INVALID_GRANT_REF;
+	atomic64_set(&v->irqs, 0);
+	v->kase = HS_NR_CASES;
+	for (i = 0; i < HS_NR_CASES; i++)
+		if (sysfs_streq(hs_vbd_case, hs_case_names[i]))
+			v->kase = i;
+	if (v->kase == HS_NR_CASES) {
+		dev_err(&xdev->dev, "vbd_case \"%s\": no such case\n",
+			hs_vbd_case);
+		kfree(v);
+		return -EINVAL;
+	}
+	v->run = atomic_inc_return(&runs);
+	dev_set_drvdata(&xdev->dev, v);
+	dev_info(&xdev->dev, "hostile vbd: run %u, case %s\n", v->run,
+		 hs_case_names[v->kase]);
+	return 0;
+}
+
+static void hs_remove(struct xenbus_device *xdev)
+{
+	struct hs_vbd *v = dev_get_drvdata(&xdev->dev);
+
+	hs_teardown(v);
+	kfree(v);
+	dev_set_drvdata(&xdev->dev, NULL);
+}
+
+static const struct xenbus_device_id hs_ids[] = {
+	{ "vbd" },
+	{ "" }
+};
+
+static struct xenbus_driver hs_vbd_driver = {
+	.name = "xfab-hostile-vbd",
+	.ids = hs_ids,
+	.probe = hs_probe,
+	.remove = hs_remove,
+	.otherend_changed = hs_backend_changed,
+};
+
+int hs_vbd_register(void)
+{
+	return xenbus_register_frontend(&hs_vbd_driver);
+}
+
+void hs_vbd_unregister(void)
+{
+	xenbus_unregister_driver(&hs_vbd_driver);
+}
