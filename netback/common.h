@@ -82,9 +82,10 @@ struct xfab_nb_stats {
 	u64 rxr_drop_backlog;		/* xmit: guest not taking packets */
 	u64 rxr_drop_down;		/* xmit: queue not connected */
 	u64 rxr_drop_big, rxr_drop_copy, rxr_drop_nomem;
-	u64 rxr_drop_stall;		/* purged: guest posted no buffers */
+	u64 rxr_drop_stall;		/* purged, or xmit while stalled */
 	u64 rxr_irqs, rxr_spurious, rxr_kicks, rxr_stops;
 	u64 rxr_copy_calls, rxr_copy_ops;
+	u64 fatal;			/* a peer error disabled the vif */
 };
 
 /* Bits of xfab_nb_queue.eoi_pending: who still owes the lateeoi. */
@@ -145,7 +146,8 @@ struct xfab_nb_queue {
 	struct sk_buff_head rx_queue;	/* xmit -> worker */
 	unsigned int rx_queued_bytes;	/* under rx_queue.lock */
 	bool rx_stopped;
-	unsigned long rx_progress;	/* jiffies of the last packet out */
+	bool rx_stalled;		/* backlog dropped: drop until buffers come */
+	unsigned long rx_progress;	/* jiffies: last packet out, or backlog start */
 	struct delayed_work rx_stall;
 	xfab_idx_t rx_pushed;
 	struct xfab_nb_rxp rxp[XFAB_NB_BATCH];

@@ -89,9 +89,11 @@ void xfab_nb_fatal(struct xfab_nb_queue *q, const char *why)
 {
 	struct xfab_nb_vif *vif = q->vif;
 
-	if (!q->broken)
+	if (!q->broken) {
 		netdev_err(vif->dev, "queue %u: %s; disabling the vif\n",
 			   q->id, why);
+		q->st.fatal++;
+	}
 	q->broken = true;
 	vif->disabled = true;
 	netif_carrier_off(vif->dev);
@@ -193,6 +195,7 @@ int xfab_nb_queue_connect(struct xfab_nb_queue *q, grant_ref_t tx_ref,
 	napi_enable(&q->napi);
 	q->napi_added = true;
 	q->rx_progress = jiffies;
+	q->rx_stalled = false;
 	/* Before the interrupts: a first event finds a working queue. */
 	q->connected = true;
 	err = nb_bind(q, tx_evtchn, rx_evtchn);

@@ -7,9 +7,13 @@
  * extra in the second slot, as the protocol lays it out.
  *
  * Queueing is bounded (rx_backlog bytes per queue): past it the net_device
- * queue stops, and a guest that posts no buffers for rx_stall_secs gets
- * its backlog purged and counted, so a stuck guest cannot pin dom0
- * memory or the bridge (XSA-392/424 class).
+ * queue stops. A backlog that has not moved for rx_stall_secs, stopped or
+ * not, is purged and counted, and from then on packets for the queue are
+ * dropped at once until the guest posts buffers again, so a guest that
+ * posts none cannot pin dom0 memory, the bridge, or a sender's socket
+ * buffer (XSA-392/424 class). A trickle of traffic below rx_backlog
+ * never stops the queue, which is why the stall clock starts when the
+ * backlog does, not when the queue stops.
  */
 #include <linux/if_ether.h>
 #include <xen/page.h>
@@ -38,8 +42,6 @@ static void rx_queue_stop(struct xfab_nb_queue *q)
 	netif_tx_stop_queue(netdev_get_tx_queue(q->vif->dev, q->id));
 	q->rx_stopped = true;
 	q->st.rxr_stops++;
-	mod_delayed_work(xfab_nb_wq, &q->rx_stall,
-			 xfab_nb_rx_stall_secs * HZ);
 }
 
 netdev_tx_t xfab_nb_start_xmit(struct sk_buff *skb, struct net_device *dev)
@@ -63,11 +65,21 @@ netdev_tx_t xfab_nb_start_xmit(struct sk_buff *skb, struct net_device *dev)
 		q->st.rxr_drop_big++;
 		goto drop;
 	}
+	if (READ_ONCE(q->rx_stalled)) {
+		q->st.rxr_drop_stall++;
+		goto drop;
+	}
 	spin_lock_bh(&q->rx_queue.lock);
 	if (q->rx_queued_bytes > 2 * xfab_nb_rx_backlog) {
 		spin_unlock_bh(&q->rx_queue.lock);
 		q->st.rxr_drop_backlog++;
 		goto drop;
+	}
+	if (skb_queue_empty(&q->rx_queue)) {
+		/* the stall clock starts with the backlog */
+		WRITE_ONCE(q->rx_progress, jiffies);
+		queue_delayed_work(xfab_nb_wq, &q->rx_stall,
+				   xfab_nb_rx_stall_secs * HZ);
 	}
 	__skb_queue_tail(&q->rx_queue, skb);
 	q->rx_queued_bytes += skb->len;
@@ -131,13 +143,29 @@ static int rx_avail(struct xfab_nb_queue *q, u32 *avail)
 	return 0;
 }
 
+/* Packets and buffers for them, or buffers that end a stall. */
 bool xfab_nb_rx_has_work(struct xfab_nb_queue *q)
 {
 	u32 avail;
 
-	if (!q->connected || q->broken || skb_queue_empty_lockless(&q->rx_queue))
+	if (!q->connected || q->broken)
+		return false;
+	if (skb_queue_empty_lockless(&q->rx_queue) && !READ_ONCE(q->rx_stalled))
 		return false;
 	return !rx_avail(q, &avail) && avail;
+}
+
+/* A stalled queue takes packets again once the guest posts buffers. */
+static void rx_unstall(struct xfab_nb_queue *q)
+{
+	u32 avail;
+
+	if (!READ_ONCE(q->rx_stalled) || rx_avail(q, &avail) || !avail)
+		return;
+	WRITE_ONCE(q->rx_progress, jiffies);
+	WRITE_ONCE(q->rx_stalled, false);
+	netdev_info(q->vif->dev, "queue %u: guest posts RX buffers again\n",
+		    q->id);
 }
 
 /* Enough buffers for the next packet? If not, ask to be told. */
@@ -353,6 +381,7 @@ void xfab_nb_rx_work(struct work_struct *work)
 	int rounds = 0, n, i;
 	u32 nops;
 
+	rx_unstall(q);
 	while (q->connected && !q->broken && rounds++ < 64) {
 		n = rx_gather(q, &nops);
 		if (!n)
@@ -367,7 +396,7 @@ void xfab_nb_rx_work(struct work_struct *work)
 		xfab_nb_publish(&q->rx_pushed, q->rx.rsp_prod_pvt,
 				&q->rx.sring->rsp_prod, &q->rx.sring->rsp_event,
 				q->rx_irq, &q->st.rxr_kicks);
-		q->rx_progress = jiffies;
+		WRITE_ONCE(q->rx_progress, jiffies);
 	}
 	xfab_nb_eoi(q, XFAB_NB_EOI_RX);
 	/* Out of rounds with work left: yield the CPU, then go on. */
@@ -375,21 +404,26 @@ void xfab_nb_rx_work(struct work_struct *work)
 		queue_work(xfab_nb_wq, &q->rx_work);
 }
 
-/* Runs while the net_device queue is stopped: is the guest still taking? */
+/*
+ * Armed when the backlog starts: has it moved in rx_stall_secs? If not,
+ * drop it and stall the queue (xmit drops until the guest posts buffers).
+ */
 void xfab_nb_rx_stall_check(struct work_struct *work)
 {
 	struct xfab_nb_queue *q = container_of(to_delayed_work(work),
 					       struct xfab_nb_queue, rx_stall);
 	unsigned long limit = xfab_nb_rx_stall_secs * HZ;
+	unsigned long due = READ_ONCE(q->rx_progress) + limit;
 
-	if (!q->rx_stopped)
-		return;
-	if (time_before(jiffies, q->rx_progress + limit)) {
-		mod_delayed_work(xfab_nb_wq, &q->rx_stall, limit);
+	if (skb_queue_empty_lockless(&q->rx_queue))
+		return;		/* the next packet arms it again */
+	if (time_before(jiffies, due)) {
+		mod_delayed_work(xfab_nb_wq, &q->rx_stall, due - jiffies);
 		return;
 	}
 	netdev_warn_once(q->vif->dev,
-			 "queue %u: guest posted no RX buffers for %us, dropping its backlog\n",
+			 "queue %u: guest posted no RX buffers for %us, dropping its packets until it does\n",
 			 q->id, xfab_nb_rx_stall_secs);
+	WRITE_ONCE(q->rx_stalled, true);
 	q->st.rxr_drop_stall += xfab_nb_rx_purge(q);
 }

@@ -28,7 +28,7 @@ static const struct {
 	NB_STAT(rxr_drop_big), NB_STAT(rxr_drop_copy), NB_STAT(rxr_drop_nomem),
 	NB_STAT(rxr_drop_stall), NB_STAT(rxr_irqs), NB_STAT(rxr_spurious),
 	NB_STAT(rxr_kicks), NB_STAT(rxr_stops), NB_STAT(rxr_copy_calls),
-	NB_STAT(rxr_copy_ops),
+	NB_STAT(rxr_copy_ops), NB_STAT(fatal),
 };
 
 /* Per queue: the table, then one counter per TX-ring error reason. */
@@ -140,9 +140,9 @@ static int nb_queue_show(struct seq_file *m, void *unused)
 		     q->tx_pushed, (const u32 *)q->tx.sring);
 	nb_dump_ring(m, "rx", q->rx.req_cons, q->rx.rsp_prod_pvt,
 		     q->rx_pushed, (const u32 *)q->rx.sring);
-	seq_printf(m, "rx backlog: %u packets %u bytes stopped %d\n",
+	seq_printf(m, "rx backlog: %u packets %u bytes stopped %d stalled %d\n",
 		   skb_queue_len(&q->rx_queue), q->rx_queued_bytes,
-		   q->rx_stopped);
+		   q->rx_stopped, q->rx_stalled);
 	return 0;
 }
 
