@@ -343,7 +343,6 @@ static void hs_backend_changed(struct xenbus_device *xdev,
 static int hs_probe(struct xenbus_device *xdev,
 		    const struct xenbus_device_id *id)
 {
-	static atomic_t runs = ATOMIC_INIT(0);
 	struct hs_vbd *v;
 	unsigned int i;
 
@@ -364,7 +363,7 @@ static int hs_probe(struct xenbus_device *xdev,
 		kfree(v);
 		return -EINVAL;
 	}
-	v->run = atomic_inc_return(&runs);
+	v->run = hs_next_run();
 	dev_set_drvdata(&xdev->dev, v);
 	dev_info(&xdev->dev, "hostile vbd: run %u, case %s\n", v->run,
 		 hs_case_names[v->kase]);

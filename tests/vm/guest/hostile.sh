@@ -1,13 +1,38 @@
 # Hostile-peer helpers (sourced by scenarios 05x after lib.sh and blk.sh;
 # bash). The domU h1 runs xfab_hostile (tests/hostile) instead of a
-# frontend; each case is one block-attach of dom0's RAM disk to it, the
-# case named in the module's vbd_case parameter, then a block-detach.
-# The backend under test is whichever blk_use_backend loaded.
+# frontend; each case is one block-attach of dom0's RAM disk to it (or
+# one network-attach), the case named in the module's vbd_case (vif_case)
+# parameter, then the detach. The backend under test is whichever
+# blk_use_backend (net_use_backend) loaded.
 
 HS_SECS=${HS_SECS:-5}
 # xfab_blkback's default refuse_rate: the bound every backend is held to
 HS_RATE=100
 declare -A HS HB
+
+# hostile_arm KIND CASE SECS: have h1's next KIND (vbd, vif) run CASE for
+# SECS; prints the run number its report will carry.
+hostile_arm() {
+	local rep
+	rep=$(domu_must h1 20 "cat /sys/module/xfab_hostile/parameters/report") || exit $?
+	domu_must h1 20 "echo $2 >/sys/module/xfab_hostile/parameters/${1}_case &&
+		echo $3 >/sys/module/xfab_hostile/parameters/secs" >/dev/null || exit $?
+	echo $(($(echo "$rep" | sed -n 's/^run=\([0-9]*\) .*/\1/p') + 1))
+}
+
+# hostile_wait RUN LIMIT: wait in h1 for the report of RUN; fills HS.
+hostile_wait() {
+	local rep kv
+	rep=$(domu_must h1 $(($2 + 10)) "i=0; f=/sys/module/xfab_hostile/parameters/report
+		until grep -q '^run=$1 ' \$f || [ \$i -ge $(($2 * 4)) ]; do sleep 0.25; i=\$((i + 1)); done
+		cat \$f") || exit $?
+	case $rep in
+	"run=$1 "*) ;;
+	*) fail "no report of run $1 from the hostile frontend in ${2}s (last: $rep)" ;;
+	esac
+	log "report: $rep"
+	for kv in $rep; do HS[${kv%%=*}]=${kv#*=}; done
+}
 
 # hostile_vbd BACKEND CASE: run CASE against BACKEND; HS gets the
 # hostile frontend's report (run, case, posted, answered, okay, ...), HB
@@ -15,23 +40,12 @@ declare -A HS HB
 # scenario if the backend did not take the device, did not let it go, or
 # kept anything.
 hostile_vbd() {
-	local be=$1 c=$2 run rep dir f kv lim=$((HS_SECS + 90))
+	local be=$1 c=$2 run dir f
 	HS=() HB=()
-	rep=$(domu_must h1 20 "cat /sys/module/xfab_hostile/parameters/report") || exit $?
-	run=$(($(echo "$rep" | sed -n 's/^run=\([0-9]*\) .*/\1/p') + 1))
-	domu_must h1 20 "echo $c >/sys/module/xfab_hostile/parameters/vbd_case &&
-		echo $HS_SECS >/sys/module/xfab_hostile/parameters/secs" >/dev/null || exit $?
+	run=$(hostile_arm vbd $c $HS_SECS) || exit $?
 	log "hostile vbd: $c against $be (run $run)"
 	must timeout 60 xl block-attach h1 'phy:/dev/ram0,xvdb,w' >/dev/null
-	rep=$(domu_must h1 $((lim + 10)) "i=0; f=/sys/module/xfab_hostile/parameters/report
-		until grep -q '^run=$run ' \$f || [ \$i -ge $((lim * 4)) ]; do sleep 0.25; i=\$((i + 1)); done
-		cat \$f") || exit $?
-	case $rep in
-	"run=$run "*) ;;
-	*) fail "$c against $be: no report from the hostile frontend in ${lim}s (last: $rep)" ;;
-	esac
-	log "report: $rep"
-	for kv in $rep; do HS[${kv%%=*}]=${kv#*=}; done
+	hostile_wait $run $((HS_SECS + 90))
 	dir=$(blk_sysdir h1 xvdb)
 	for f in "$dir"/statistics/*; do
 		[ -f "$f" ] && read -r "HB[${f##*/}]" <"$f"
@@ -42,6 +56,44 @@ hostile_vbd() {
 	wait_for 30 sh -c "! test -e $dir" ||
 		fail "$c against $be: backend device $dir still there after detach"
 	[ "$be" = xfab_blkback ] && blk_nothing_left
+	return 0
+}
+
+# HV_SECS: no_rx must outlast both backends' stall timers (10 s).
+HV_SECS=${HV_SECS:-14}
+
+# hostile_vif BACKEND CASE: as hostile_vbd, with a network-attach to
+# xenbr0; while no_rx runs, dom0 pings the bridge's broadcast address
+# (every frame floods to the vif). HB: the vif's counters (ethtool -S,
+# summed over queues for xfab_netback), its carrier and tx_dropped.
+hostile_vif() {
+	local be=$1 c=$2 run id dev devid secs=$HS_SECS k ping=""
+	HS=() HB=()
+	[ $c = no_rx ] && secs=$HV_SECS
+	id=$(domu_id h1)
+	run=$(hostile_arm vif $c $secs) || exit $?
+	log "hostile vif: $c against $be (run $run)"
+	must timeout 60 xl network-attach h1 mac=00:16:3e:00:00:09 bridge=xenbr0 >/dev/null
+	wait_for 30 sh -c "ls /sys/class/net | grep -q '^vif$id\.'" || fail "$c against $be: no vif in dom0"
+	dev=$(ls /sys/class/net | grep "^vif$id\." | head -n 1)
+	devid=${dev#*.}
+	if [ $c = no_rx ]; then
+		ping -b -q -i 0.02 -s 1000 -w $((secs + 6)) 10.0.0.255 >"$W/hs-ping.out" 2>&1 &
+		ping=$!
+	fi
+	hostile_wait $run $((secs + 90))
+	[ -n "$ping" ] && { wait $ping; log "dom0 broadcast: $(grep transmitted "$W/hs-ping.out")"; }
+	for k in txr_packets txr_drop_copy txr_drop_zero_frag txr_fatal_cross_page \
+		txr_fatal_slot_flood txr_spurious rxr_drop_stall fatal; do
+		HB[$k]=$(vif_counter "$dev" $k)
+	done
+	HB[carrier]=$(cat /sys/class/net/$dev/carrier 2>/dev/null || echo 0)
+	HB[tx_dropped]=$(cat /sys/class/net/$dev/statistics/tx_dropped)
+	timeout 90 xl network-detach h1 "$devid" >/dev/null 2>&1 ||
+		fail "$c against $be: network-detach did not finish (xenwatch or the backend stuck)"
+	wait_for 30 sh -c "! test -e /sys/class/net/$dev" ||
+		fail "$c against $be: $dev still there after detach"
+	net_nothing_left "after the $c case"
 	return 0
 }
 
@@ -90,5 +142,44 @@ hostile_judge() {
 			{ [ "${HB[spurious]}" -gt 0 ] || why="$why no spurious event counted"; } ;;
 	*) why="no judge for case $c" ;;
 	esac
+	if [ -n "$why" ]; then echo "bad$why"; else echo "ok $det"; fi
+}
+
+# hostile_vjudge BACKEND CASE: as hostile_judge, for the vif cases (HB
+# counters are xfab_netback's ethtool names; a stock vif has none).
+hostile_vjudge() {
+	local be=$1 c=$2 why="" det x=0 k=""
+	[ "$be" = xfab_netback ] && x=1
+	[ "${HS[lies]}" = 0 ] || why=" answered more than was posted"
+	case $c in
+	valid)
+		[ "${HS[okay]}" = "${HS[posted]}" ] && [ "${HS[posted]}" -gt 0 ] ||
+			why="$why ${HS[okay]} of ${HS[posted]} frames OKAY"
+		det="okay=${HS[okay]}"
+		k=txr_packets ;;
+	no_rx)
+		[ "${HS[rx_after]}" -gt 0 ] || why="$why no traffic once buffers came"
+		det="rx_after=${HS[rx_after]} tx_dropped=${HB[tx_dropped]}"
+		k=rxr_drop_stall ;;
+	tx_bad_gref | tx_zero_frag)
+		[ "${HS[answered]}" = "${HS[posted]}" ] && [ "${HS[okay]}" = 0 ] ||
+			why="$why ${HS[answered]} of ${HS[posted]} slots answered, ${HS[okay]} OKAY"
+		det="error=${HS[error]} null=${HS[null]}"
+		k=txr_drop_copy
+		[ $c = tx_zero_frag ] && k=txr_drop_zero_frag ;;
+	tx_cross_page | tx_slot_flood | tx_prod_jump)
+		[ "${HS[okay]}" = 0 ] || why="$why ${HS[okay]} answered OKAY"
+		[ "${HB[carrier]}" = 0 ] || why="$why vif still up"
+		det="carrier=${HB[carrier]} answered=${HS[answered]}"
+		k=fatal ;;
+	kick_storm)
+		det="kicks=${HS[kicks]}"
+		k=txr_spurious ;;
+	*) why="no judge for case $c" ;;
+	esac
+	if [ $x = 1 ] && [ -n "$k" ]; then
+		det="$det $k=${HB[$k]}"
+		[ "${HB[$k]:-0}" -gt 0 ] || why="$why $k 0"
+	fi
 	if [ -n "$why" ]; then echo "bad$why"; else echo "ok $det"; fi
 }

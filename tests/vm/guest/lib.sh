@@ -638,7 +638,7 @@ net_save_restore_cycles() {
 # still maps its pages) and, for xfab_netback, zero rings, channels,
 # queues and vifs in its debugfs summary.
 net_destroy_mid() {
-	local name=$1 id left
+	local name=$1 id
 	id=$(domu_id "$name")
 	xfab-xfer recv 5004 >/dev/null 2>&1 &
 	domu_must "$name" 10 "xfab-xfer send 10.0.0.1 5004 1G 51 >/dev/null 2>&1 &" >/dev/null || exit $?
@@ -648,10 +648,17 @@ net_destroy_mid() {
 	wait_for 30 sh -c "[ \$(xl list | wc -l) -le 2 ]" ||
 		fail "domains left after destroy: $(xl list | awk 'NR > 2 { print $1 }' | tr '\n' ' ')"
 	pkill -f 'xfab-xfer recv 5004' 2>/dev/null
-	if lsmod | grep -q '^xfab_netback '; then
-		mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
-		left=$(awk '$2 != 0' /sys/kernel/debug/xfab_netback/summary | tr '\n' ' ')
-		[ -z "$left" ] || fail "xfab_netback still holds after destroy: $left"
-	fi
+	net_nothing_left "after destroy"
 	log "destroy mid-transfer: nothing left behind"
+}
+
+# net_nothing_left WHEN: xfab_netback (if loaded) holds no ring, channel,
+# queue or vif any more (its debugfs summary, all zero).
+net_nothing_left() {
+	local left
+	lsmod | grep -q '^xfab_netback ' || return 0
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+	wait_for 30 sh -c '[ -z "$(awk '"'"'$2 != 0'"'"' /sys/kernel/debug/xfab_netback/summary)" ]' && return 0
+	left=$(awk '$2 != 0' /sys/kernel/debug/xfab_netback/summary | tr '\n' ' ')
+	fail "xfab_netback still holds $1: $left"
 }

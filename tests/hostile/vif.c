@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * A netif frontend that sends what its case says, to see what the backend
+ * (xen-netback or xfab_netback in dom0) does with it. It negotiates one
+ * queue, one event channel, rx-copy and rx-notify (what every backend
+ * takes), then one thread runs the case:
+ *
+ *   valid          64 RX buffers posted, 256 one-slot broadcast frames
+ *                  sent: all must be answered OKAY (the control)
+ *   no_rx          for secs, no RX buffer posted while dom0 floods the
+ *                  bridge (issue 20, defect 9); then 64 buffers: traffic
+ *                  must reach us again (rx_after counts it)
+ *   tx_bad_gref    256 frames naming grant refs nobody granted
+ *   tx_zero_frag   256 two-slot frames whose second slot is empty
+ *                  (XSA-448 class)
+ *   tx_cross_page  one frame whose offset + size runs past its page
+ *   tx_slot_flood  one frame chained over 20 slots (more than 18)
+ *   tx_prod_jump   the TX producer index 4 rings ahead (XSA-39 class)
+ *   kick_storm     for secs, notify the backend with nothing posted
+ *
+ * Responses are only counted, never trusted for more.
+ */
+#include <linux/module.h>
+#include <linux/kthread.h>
+#include <linux/delay.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <linux/etherdevice.h>
+#include <xen/xenbus.h>
+#include <xen/grant_table.h>
+#include <xen/events.h>
+#include <xen/page.h>
+#include <xen/interface/io/netif.h>
+#include "xfab_kring.h"
+#include "hostile.h"
+
+enum hs_vcase {
+	HV_VALID, HV_NO_RX, HV_TX_BAD_GREF, HV_TX_ZERO_FRAG, HV_TX_CROSS_PAGE,
+	HV_TX_SLOT_FLOOD, HV_TX_PROD_JUMP, HV_KICK_STORM, HV_NR_CASES
+};
+
+static const char *const hv_names[HV_NR_CASES] = {
+	"valid", "no_rx", "tx_bad_gref", "tx_zero_frag", "tx_cross_page",
+	"tx_slot_flood", "tx_prod_jump", "kick_storm",
+};
+
+#define HV_FRAMES 256u
+#define HV_RX_BUFS 64u
+#define HV_FRAME_LEN 60u
+#define HV_NOBODYS_GREF 0x7ffffff0u
+#define HV_FLOOD_SLOTS 20u
+
+struct hs_vif {
+	struct xenbus_device *xdev;
+	enum hs_vcase kase;
+	unsigned int run;
+	struct xen_netif_tx_front_ring tx;
+	struct xen_netif_rx_front_ring rx;
+	struct xen_netif_tx_sring *txs;
+	struct xen_netif_rx_sring *rxs;
+	grant_ref_t tx_ref, rx_ref;
+	unsigned int evtchn;
+	int irq;
+	struct page *frame;		/* what every TX slot points into */
+	grant_ref_t frame_ref;
+	struct page *rx_page[HV_RX_BUFS];
+	grant_ref_t rx_gref[HV_RX_BUFS];
+	struct task_struct *thread;
+	bool keys_written;
+	/* results */
+	u64 posted, answered, okay, error, null, kicks, lies;
+	u64 rx_posted, rx_got, rx_err, rx_after;
+	atomic64_t irqs;
+};
+
+static irqreturn_t hv_interrupt(int irq, void *arg)
+{
+	struct hs_vif *v = arg;
+
+	atomic64_inc(&v->irqs);
+	return IRQ_HANDLED;
+}
+
+static void hv_reap(struct hs_vif *v)
+{
+	RING_IDX rp = READ_ONCE(v->txs->rsp_prod), i;
+	struct xen_netif_tx_response t;
+	struct xen_netif_rx_response r;
+
+	virt_rmb();
+	if (rp - v->tx.rsp_cons > v->tx.req_prod_pvt - v->tx.rsp_cons) {
+		v->lies = 1;
+	} else {
+		for (i = v->tx.rsp_cons; i != rp; i++) {
+			memcpy(&t, RING_GET_RESPONSE(&v->tx, i), sizeof(t));
+			v->answered++;
+			v->okay += t.status == XEN_NETIF_RSP_OKAY;
+			v->error += t.status == XEN_NETIF_RSP_ERROR;
+			v->null += t.status == XEN_NETIF_RSP_NULL;
+		}
+		v->tx.rsp_cons = rp;
+	}
+	rp = READ_ONCE(v->rxs->rsp_prod);
+	virt_rmb();
+	if (rp - v->rx.rsp_cons > v->rx.req_prod_pvt - v->rx.rsp_cons) {
+		v->lies = 1;
+		return;
+	}
+	for (i = v->rx.rsp_cons; i != rp; i++) {
+		memcpy(&r, RING_GET_RESPONSE(&v->rx, i), sizeof(r));
+		v->rx_got++;
+		v->rx_err += r.status < 0;
+	}
+	v->rx.rsp_cons = rp;
+}
+
+static void hv_kick(struct hs_vif *v)
+{
+	notify_remote_via_irq(v->irq);
+	v->kicks++;
+}
+
+/* One RX request per buffer we hold, once. */
+static void hv_post_rx(struct hs_vif *v)
+{
+	struct xen_netif_rx_request *r;
+	int notify;
+	u32 i;
+
+	for (i = 0; i < HV_RX_BUFS; i++) {
+		r = RING_GET_REQUEST(&v->rx, v->rx.req_prod_pvt);
+		r->id = i;
+		r->gref = v->rx_gref[i];
+		v->rx.req_prod_pvt++;
+	}
+	v->rx_posted += HV_RX_BUFS;
+	RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&v->rx, notify);
+	if (notify)
+		hv_kick(v);
+}
+
+static void hv_slot(struct hs_vif *v, grant_ref_t gref, u16 off, u16 size,
+		    u16 flags)
+{
+	struct xen_netif_tx_request *t = RING_GET_REQUEST(&v->tx,
+							  v->tx.req_prod_pvt);
+
+	t->gref = gref;
+	t->offset = off;
+	t->size = size;
+	t->flags = flags;
+	t->id = v->tx.req_prod_pvt & 0xff;
+	v->tx.req_prod_pvt++;
+}
+
+/* Lay out frame n of the case; returns the slots it took. */
+static u32 hv_frame(struct hs_vif *v, u64 n)
+{
+	u32 i;
+
+	switch (v->kase) {
+	case HV_TX_BAD_GREF:
+		hv_slot(v, HV_NOBODYS_GREF + (n % 8), 0, HV_FRAME_LEN, 0);
+		return 1;
+	case HV_TX_ZERO_FRAG:
+		hv_slot(v, v->frame_ref, 0, HV_FRAME_LEN, XEN_NETTXF_more_data);
+		hv_slot(v, v->frame_ref, 100, 0, 0);
+		return 2;
+	case HV_TX_CROSS_PAGE:
+		hv_slot(v, v->frame_ref, XEN_PAGE_SIZE - 20, HV_FRAME_LEN, 0);
+		return 1;
+	case HV_TX_SLOT_FLOOD:
+		hv_slot(v, v->frame_ref, 0, HV_FRAME_LEN * HV_FLOOD_SLOTS,
+			XEN_NETTXF_more_data);
+		for (i = 1; i < HV_FLOOD_SLOTS; i++)
+			hv_slot(v, v->frame_ref, 0, HV_FRAME_LEN,
+				i + 1 < HV_FLOOD_SLOTS ? XEN_NETTXF_more_data : 0);
+		return HV_FLOOD_SLOTS;
+	default:
+		hv_slot(v, v->frame_ref, 0, HV_FRAME_LEN, 0);
+		return 1;
+	}
+}
+
+/* Send up to frames frames; wait until answered or the time is up. */
+static void hv_send(struct hs_vif *v, u64 frames, unsigned long end)
+{
+	int notify;
+
+	while (!kthread_should_stop() && time_before(jiffies, end) &&
+	       !v->lies) {
+		bool any = false;
+
+		hv_reap(v);
+		while (v->posted < frames &&
+		       RING_FREE_REQUESTS(&v->tx) >= HV_FLOOD_SLOTS) {
+			v->posted += hv_frame(v, v->posted);
+			any = true;
+		}
+		if (any) {
+			RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&v->tx, notify);
+			if (notify)
+				hv_kick(v);
+		} else if (v->posted >= frames &&
+			   v->tx.rsp_cons == v->tx.req_prod_pvt) {
+			return;
+		} else {
+			usleep_range(500, 1000);
+		}
+	}
+}
+
+static void hv_wait(struct hs_vif *v, unsigned long end)
+{
+	while (!kthread_should_stop() && time_before(jiffies, end)) {
+		hv_reap(v);
+		msleep(100);
+	}
+}
+
+static int hv_run(void *arg)
+{
+	struct hs_vif *v = arg;
+	unsigned long t0 = jiffies, flood = t0 + hs_secs * HZ;
+	u64 got;
+	u32 i;
+
+	switch (v->kase) {
+	case HV_NO_RX:
+		hv_wait(v, flood);
+		got = v->rx_got;
+		hv_post_rx(v);
+		hv_wait(v, jiffies + 5 * HZ);
+		v->rx_after = v->rx_got - got;
+		break;
+	case HV_TX_PROD_JUMP:
+		virt_wmb();
+		WRITE_ONCE(v->txs->req_prod,
+			   v->tx.req_prod_pvt + 4 * RING_SIZE(&v->tx));
+		hv_kick(v);
+		hv_wait(v, t0 + 3 * HZ);
+		break;
+	case HV_KICK_STORM:
+		while (!kthread_should_stop() && time_before(jiffies, flood)) {
+			for (i = 0; i < 1000; i++)
+				notify_remote_via_irq(v->irq);
+			v->kicks += i;
+			cond_resched();
+		}
+		hv_reap(v);
+		break;
+	case HV_TX_CROSS_PAGE:
+	case HV_TX_SLOT_FLOOD:
+		/* one frame; a backend that takes it as fatal never answers */
+		hv_send(v, 1, t0 + 3 * HZ);
+		break;
+	default:
+		hv_post_rx(v);
+		hv_send(v, HV_FRAMES, t0 + 60 * HZ);
+		hv_wait(v, jiffies + HZ / 2);
+		break;
+	}
+	hs_report("run=%u case=%s ms=%u posted=%llu answered=%llu okay=%llu error=%llu null=%llu rx_posted=%llu rx_got=%llu rx_err=%llu rx_after=%llu kicks=%llu irqs=%lld lies=%llu",
+		  v->run, hv_names[v->kase], jiffies_to_msecs(jiffies - t0),
+		  v->posted, v->answered, v->okay, v->error, v->null,
+		  v->rx_posted, v->rx_got, v->rx_err, v->rx_after, v->kicks,
+		  (long long)atomic64_read(&v->irqs), v->lies);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ);
+	return 0;
+}
+
+/* End a grant and let its page go once the backend has let go of it. */
+static void hv_page_free(struct page **pg, grant_ref_t *ref)
+{
+	if (*ref != INVALID_GRANT_REF)
+		gnttab_end_foreign_access(*ref, *pg);
+	else if (*pg)
+		__free_page(*pg);
+	*ref = INVALID_GRANT_REF;
+	*pg = NULL;
+}
+
+/* Undo any prefix of hv_setup(); may run twice. */
+static void hv_teardown(struct hs_vif *v)
+{
+	u32 i;
+
+	if (v->thread) {
+		kthread_stop(v->thread);
+		v->thread = NULL;
+	}
+	if (v->irq > 0)
+		unbind_from_irqhandler(v->irq, v);
+	v->irq = 0;
+	xfab_ring_pages_free((void **)&v->txs, 1, &v->tx_ref);
+	xfab_ring_pages_free((void **)&v->rxs, 1, &v->rx_ref);
+	hv_page_free(&v->frame, &v->frame_ref);
+	for (i = 0; i < HV_RX_BUFS; i++)
+		hv_page_free(&v->rx_page[i], &v->rx_gref[i]);
+}
+
+/* A zeroed page granted to the backend. */
+static int hv_page_grant(struct hs_vif *v, struct page **pg, grant_ref_t *ref,
+			 bool ro)
+{
+	int r;
+
+	*pg = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!*pg)
+		return -ENOMEM;
+	r = gnttab_grant_foreign_access(v->xdev->otherend_id,
+					xen_page_to_gfn(*pg), ro);
+	if (r < 0)
+		return r;
+	*ref = r;
+	return 0;
+}
+
+static int hv_setup(struct hs_vif *v)
+{
+	struct xenbus_device *xdev = v->xdev;
+	u8 *f;
+	int err;
+	u32 i;
+
+	err = hv_page_grant(v, &v->frame, &v->frame_ref, true);
+	for (i = 0; !err && i < HV_RX_BUFS; i++)
+		err = hv_page_grant(v, &v->rx_page[i], &v->rx_gref[i], false);
+	if (err)
+		return err;
+	/* broadcast, from a locally administered address, local ethertype */
+	f = page_address(v->frame);
+	eth_broadcast_addr(f);
+	memcpy(f + ETH_ALEN, "\x02\x00\x00\xfa\xb0\x01", ETH_ALEN);
+	f[12] = 0x88;
+	f[13] = 0xb5;
+	err = xenbus_setup_ring(xdev, GFP_KERNEL, (void **)&v->txs, 1,
+				&v->tx_ref);
+	if (err)
+		return err;
+	SHARED_RING_INIT(v->txs);
+	FRONT_RING_INIT(&v->tx, v->txs, XEN_PAGE_SIZE);
+	err = xenbus_setup_ring(xdev, GFP_KERNEL, (void **)&v->rxs, 1,
+				&v->rx_ref);
+	if (err)
+		return err;
+	SHARED_RING_INIT(v->rxs);
+	FRONT_RING_INIT(&v->rx, v->rxs, XEN_PAGE_SIZE);
+	err = xenbus_alloc_evtchn(xdev, &v->evtchn);
+	if (err)
+		return err;
+	err = bind_evtchn_to_irqhandler(v->evtchn, hv_interrupt, 0,
+					"xfab-hostile-vif", v);
+	if (err < 0) {
+		xenbus_free_evtchn(xdev, v->evtchn);
+		return err;
+	}
+	v->irq = err;
+	return 0;
+}
+
+static int hv_keys(struct hs_vif *v)
+{
+	const char *dir = v->xdev->nodename;
+
+	return xenbus_printf(XBT_NIL, dir, "tx-ring-ref", "%u", v->tx_ref) ?:
+	       xenbus_printf(XBT_NIL, dir, "rx-ring-ref", "%u", v->rx_ref) ?:
+	       xenbus_printf(XBT_NIL, dir, "event-channel", "%u", v->evtchn) ?:
+	       xenbus_printf(XBT_NIL, dir, "request-rx-copy", "%u", 1) ?:
+	       xenbus_printf(XBT_NIL, dir, "feature-rx-notify", "%u", 1);
+}
+
+static void hv_backend_changed(struct xenbus_device *xdev,
+			       enum xenbus_state state)
+{
+	struct hs_vif *v = dev_get_drvdata(&xdev->dev);
+	int err;
+
+	switch (state) {
+	case XenbusStateInitWait:
+		if (v->keys_written)
+			break;
+		err = hv_setup(v);
+		if (!err)
+			err = hv_keys(v);
+		if (err) {
+			hv_teardown(v);
+			xenbus_dev_fatal(xdev, err, "hostile vif setup");
+			break;
+		}
+		v->keys_written = true;
+		xenbus_switch_state(xdev, XenbusStateConnected);
+		break;
+	case XenbusStateConnected:
+		if (v->thread || !v->keys_written)
+			break;
+		v->thread = kthread_run(hv_run, v, "xfab-hostile-vif");
+		if (IS_ERR(v->thread))
+			v->thread = NULL;
+		break;
+	case XenbusStateClosing:
+	case XenbusStateClosed:
+		hv_teardown(v);
+		if (xdev->state != XenbusStateClosed)
+			xenbus_frontend_closed(xdev);
+		break;
+	default:
+		break;
+	}
+}
+
+static int hv_probe(struct xenbus_device *xdev,
+		    const struct xenbus_device_id *id)
+{
+	struct hs_vif *v;
+	unsigned int i;
+
+	v = kzalloc(sizeof(*v), GFP_KERNEL);
+	if (!v)
+		return -ENOMEM;
+	v->xdev = xdev;
+	v->tx_ref = v->rx_ref = v->frame_ref = INVALID_GRANT_REF;
+	for (i = 0; i < HV_RX_BUFS; i++)
+		v->rx_gref[i] = INVALID_GRANT_REF;
+	atomic64_set(&v->irqs, 0);
+	v->kase = HV_NR_CASES;
+	for (i = 0; i < HV_NR_CASES; i++)
+		if (sysfs_streq(hs_vif_case, hv_names[i]))
+			v->kase = i;
+	if (v->kase == HV_NR_CASES) {
+		dev_err(&xdev->dev, "vif_case \"%s\": no such case\n",
+			hs_vif_case);
+		kfree(v);
+		return -EINVAL;
+	}
+	v->run = hs_next_run();
+	dev_set_drvdata(&xdev->dev, v);
+	dev_info(&xdev->dev, "hostile vif: run %u, case %s\n", v->run,
+		 hv_names[v->kase]);
+	return 0;
+}
+
+static void hv_remove(struct xenbus_device *xdev)
+{
+	struct hs_vif *v = dev_get_drvdata(&xdev->dev);
+
+	hv_teardown(v);
+	kfree(v);
+	dev_set_drvdata(&xdev->dev, NULL);
+}
+
+static const struct xenbus_device_id hv_ids[] = {
+	{ "vif" },
+	{ "" }
+};
+
+static struct xenbus_driver hv_driver = {
+	.name = "xfab-hostile-vif",
+	.ids = hv_ids,
+	.probe = hv_probe,
+	.remove = hv_remove,
+	.otherend_changed = hv_backend_changed,
+};
+
+int hs_vif_register(void)
+{
+	return xenbus_register_frontend(&hv_driver);
+}
+
+void hs_vif_unregister(void)
+{
+	xenbus_unregister_driver(&hv_driver);
+}
