@@ -11,7 +11,7 @@
  *                  bridge (issue 20, defect 9); then 64 buffers: traffic
  *                  must reach us again (rx_after counts it)
  *   tx_bad_gref    256 frames naming grant refs nobody granted
- *   tx_zero_frag   256 two-slot frames whose second slot is empty
+ *   tx_zero_frag   128 two-slot frames whose second slot is empty
  *                  (XSA-448 class)
  *   tx_cross_page  one frame whose offset + size runs past its page
  *   tx_slot_flood  one frame chained over 20 slots (more than 18)

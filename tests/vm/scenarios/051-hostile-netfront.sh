@@ -32,7 +32,8 @@ for be in xen-netback xfab_netback; do
 		log "$be $c: $v"
 		TABLE[$be.$c]=$v
 		figure "hostile.$be.$c.answered" "${HS[answered]}"
-		[ $c = no_rx ] && figure "hostile.$be.no_rx.rx_after" "${HS[rx_after]}"
+		[ $c = no_rx ] && figure "hostile.$be.no_rx.rx_after" "${HS[rx_after]}" &&
+			figure "hostile.$be.no_rx.dom0_sent" "${HB[dom0_sent]}"
 		[ $be = xfab_netback ] && [ "${v%% *}" != ok ] && bad="$bad $c:${v#bad}"
 	done
 done
