@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * The grant cache of xfab_gcache.h: chained hash buckets for lookup, a
- * doubly linked list through the slots for recency, a free list for the
- * slots never used or removed. Everything is O(1) except eviction, which
- * walks from the old end past pinned slots (at most the requests in
- * flight, a small number).
+ * doubly linked list through the unpinned slots for recency, a free list
+ * for the slots never used or removed. A pinned slot is off the recency
+ * list (it goes back, as the newest, when its last pin goes), so the
+ * victim is always the list's old end: eviction is O(1) however many
+ * slots a peer keeps in flight (a peer controls that number).
  */
 #include "xfab_gcache.h"
 
@@ -85,21 +86,29 @@ u32 xfab_gc_find(struct xfab_gcache *c, u64 key, u64 now)
 	if (s == XFAB_GC_NONE)
 		return s;
 	c->ent[s].stamp = now;
-	if (c->mru != s) {
+	if (!c->ent[s].pins && c->mru != s) {
 		lru_unlink(c, s);
 		lru_push(c, s);
 	}
 	return s;
 }
 
+void xfab_gc_pin(struct xfab_gcache *c, u32 slot)
+{
+	if (!c->ent[slot].pins++)
+		lru_unlink(c, slot);
+}
+
+void xfab_gc_unpin(struct xfab_gcache *c, u32 slot)
+{
+	if (c->ent[slot].pins && !--c->ent[slot].pins)
+		lru_push(c, slot);
+}
+
 /* The least recently used slot nobody pins, or NONE. */
 static u32 gc_victim(const struct xfab_gcache *c)
 {
-	u32 s = c->lru;
-
-	while (s != XFAB_GC_NONE && c->ent[s].pins)
-		s = c->ent[s].prev;
-	return s;
+	return c->lru;
 }
 
 u32 xfab_gc_insert(struct xfab_gcache *c, u64 key, u64 now, bool *evicted,

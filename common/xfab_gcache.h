@@ -70,16 +70,13 @@ u32 xfab_gc_idle(const struct xfab_gcache *c, u64 before);
 
 /* Teardown walks ent[0..cap) and releases every slot with .used set. */
 
-static inline void xfab_gc_pin(struct xfab_gcache *c, u32 slot)
-{
-	c->ent[slot].pins++;
-}
-
-static inline void xfab_gc_unpin(struct xfab_gcache *c, u32 slot)
-{
-	if (c->ent[slot].pins)
-		c->ent[slot].pins--;
-}
+/*
+ * A pinned slot is in use by a request in flight: never evicted, never
+ * idle. Unpinning more than was pinned is ignored; the last unpin makes
+ * the slot the most recently used.
+ */
+void xfab_gc_pin(struct xfab_gcache *c, u32 slot);
+void xfab_gc_unpin(struct xfab_gcache *c, u32 slot);
 
 #ifdef __KERNEL__
 #include <linux/slab.h>

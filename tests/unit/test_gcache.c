@@ -101,6 +101,36 @@ TEST(gc_idle_purge_oldest_first)
 	ASSERT_EQ(xfab_gc_idle(&gc, 45), c2);
 }
 
+/*
+ * A slot in flight is off the recency list: when it comes back it is the
+ * newest, and the victim is whatever is oldest among the rest, found
+ * without walking the pinned ones.
+ */
+TEST(gc_unpinned_slot_comes_back_newest)
+{
+	bool ev;
+	u64 old, k;
+	u32 a, s[CAP];
+
+	ASSERT_EQ(xfab_gc_init(&gc, CAP, BUCKETS, ent, bucket), 0);
+	a = xfab_gc_insert(&gc, 1000, 0, &ev, &old);
+	for (k = 1; k < CAP; k++)
+		s[k] = xfab_gc_insert(&gc, k, k, &ev, &old);
+	xfab_gc_pin(&gc, a);
+	xfab_gc_pin(&gc, a);
+	ASSERT_EQ(gc.lru, s[1]);		/* the pinned oldest is off the list */
+	xfab_gc_find(&gc, 1000, 100);		/* a find while pinned: no relink */
+	xfab_gc_unpin(&gc, a);
+	ASSERT_EQ(gc.lru, s[1]);
+	xfab_gc_unpin(&gc, a);
+	ASSERT_EQ(gc.mru, a);			/* back, as the newest */
+	ASSERT_EQ(xfab_gc_insert(&gc, 2000, 101, &ev, &old), s[1]);
+	ASSERT_TRUE(ev);
+	ASSERT_EQ(old, 1);
+	ASSERT_EQ(xfab_gc_remove(&gc, a), 0);
+	ASSERT_EQ(gc.nr, CAP - 1);
+}
+
 /* Random finds, inserts, pins and removes against an array model. */
 TEST(gc_random_against_model)
 {
