@@ -54,6 +54,8 @@ extern bool xfab_bb_persistent;
 extern bool xfab_bb_discard;
 extern unsigned int xfab_bb_ro_max;
 extern unsigned int xfab_bb_ro_idle_ms;
+extern unsigned int xfab_bb_ro_dev_max;
+extern unsigned int xfab_bb_ro_total_max;
 extern unsigned int xfab_bb_poll_us;
 extern unsigned int xfab_bb_resize_ms;
 extern unsigned int xfab_bb_refuse_rate;
@@ -82,6 +84,7 @@ struct xfab_bb_totals {
 	atomic_t devices;
 	atomic_t rings;
 	atomic_long_t grants_mapped;
+	atomic_t ro_kept;		/* kept read-only mappings, all disks */
 };
 extern struct xfab_bb_totals xfab_bb_totals;
 
@@ -103,6 +106,7 @@ struct xfab_bb_stats {
 	u64 ro_evictions;	/* kept mappings dropped for a newer one */
 	u64 ro_purged;		/* kept mappings dropped when idle */
 	u64 ro_full;		/* every kept mapping busy: mapped once */
+	u64 ro_budget;		/* disk or backend at its bound: mapped once */
 	u64 polls, poll_found, poll_empty;
 	u64 resizes;		/* new sizes announced (the device's, not a ring's) */
 	u64 refuse_waits;	/* refusals past refuse_rate: the thread slept */
@@ -222,6 +226,7 @@ struct xfab_bb_dev {
 	unsigned int nr_rings;		/* connected */
 	unsigned int nr_alloc;		/* rings[] entries to tear down */
 	u16 handle;
+	atomic_t ro_kept;		/* kept read-only mappings, all rings */
 	struct xfab_bb_stats gone;	/* counters of rings torn down */
 };
 

@@ -138,16 +138,42 @@ static int map_prepare(struct xfab_bb_ring *ring, struct xfab_bb_page *p,
 	return 0;
 }
 
+/* One more kept mapping within the disk's and the backend's bounds? */
+static bool ro_budget_take(struct xfab_bb_ring *ring)
+{
+	struct xfab_bb_dev *dev = ring->dev;
+
+	if (atomic_inc_return(&dev->ro_kept) > READ_ONCE(xfab_bb_ro_dev_max))
+		goto undo_dev;
+	if (atomic_inc_return(&xfab_bb_totals.ro_kept) >
+	    READ_ONCE(xfab_bb_ro_total_max))
+		goto undo_all;
+	return true;
+undo_all:
+	atomic_dec(&xfab_bb_totals.ro_kept);
+undo_dev:
+	atomic_dec(&dev->ro_kept);
+	ring->st.ro_budget++;
+	return false;
+}
+
+static void ro_budget_put(struct xfab_bb_ring *ring, unsigned int n)
+{
+	atomic_sub(n, &ring->dev->ro_kept);
+	atomic_sub(n, &xfab_bb_totals.ro_kept);
+}
+
 /*
  * A write segment of a relaxed-trust frontend: its kept mapping (a hit;
  * the page is NULL if the map is still queued in this batch), or a slot
- * to map it into (*miss). The slot is pinned for the request. NONE if
- * every slot is pinned: the page is then mapped for this request only.
+ * to map it into (*miss). The slot is pinned for the request, and counts
+ * against the bounds until it is unmapped. NONE if every slot is pinned
+ * or a bound is reached: the page is then mapped for this request only.
  */
 static u32 ro_lookup(struct xfab_bb_ring *ring, struct xfab_bb_page *p,
 		     u64 now, unsigned int *nevict, bool *miss)
 {
-	bool evicted;
+	bool evicted, fresh;
 	u64 old;
 	u32 s;
 
@@ -156,8 +182,17 @@ static u32 ro_lookup(struct xfab_bb_ring *ring, struct xfab_bb_page *p,
 	if (s != XFAB_GC_NONE) {
 		ring->st.ro_hits++;
 	} else {
+		/*
+		 * The bounds count slots in use: a free slot taken is one
+		 * more, an evicted one is replaced.
+		 */
+		fresh = ring->ro.nr < ring->ro.cap;
+		if (fresh && !ro_budget_take(ring))
+			return XFAB_GC_NONE;
 		s = xfab_gc_insert(&ring->ro, p->gref, now, &evicted, &old);
 		if (s == XFAB_GC_NONE) {
+			if (fresh)
+				ro_budget_put(ring, 1);
 			ring->st.ro_full++;
 			return s;
 		}
@@ -220,9 +255,14 @@ int xfab_bb_map(struct xfab_bb_ring *ring, struct xfab_bb_page *pages,
 			continue;
 		}
 		keep[nr] = false;
-		if (ro && ring->ro_on &&
-		    ro_lookup(ring, p, now, &nevict, &miss) != XFAB_GC_NONE) {
-			if (!miss)
+		if (ro && ring->ro_on) {
+			/*
+			 * Kept read-only, or else read-only for this request:
+			 * the frontend granted the page read-only, so a
+			 * persistent (writable) mapping would be refused.
+			 */
+			if (ro_lookup(ring, p, now, &nevict, &miss) !=
+			    XFAB_GC_NONE && !miss)
 				continue;
 		} else {
 			keep[nr] = room > 0;
@@ -291,8 +331,9 @@ void xfab_bb_unmap(struct xfab_bb_ring *ring, struct xfab_bb_page *pages,
 		if (s != XFAB_GC_NONE) {
 			/* kept; a slot whose map failed goes once unused */
 			xfab_gc_unpin(&ring->ro, s);
-			if (!ring->ro_map[s].page && !ring->ro.ent[s].pins)
-				xfab_gc_remove(&ring->ro, s);
+			if (!ring->ro_map[s].page && !ring->ro.ent[s].pins &&
+			    !xfab_gc_remove(&ring->ro, s))
+				ro_budget_put(ring, 1);
 			p->ro_slot = XFAB_GC_NONE;
 			p->page = NULL;
 			continue;
@@ -352,7 +393,8 @@ void xfab_bb_ro_purge(struct xfab_bb_ring *ring)
 			ring->st.ro_purged++;
 		}
 		ring->ro_map[s].page = NULL;
-		xfab_gc_remove(&ring->ro, s);
+		if (!xfab_gc_remove(&ring->ro, s))
+			ro_budget_put(ring, 1);
 	}
 	unmap_batch(ring, nr);
 }
@@ -370,6 +412,7 @@ void xfab_bb_ro_free(struct xfab_bb_ring *ring)
 		ring->ro_map[s].page = NULL;
 	}
 	unmap_batch(ring, nr);
+	ro_budget_put(ring, ring->ro.nr);
 	xfab_gc_kfree(&ring->ro);
 	kvfree(ring->ro_map);
 	kvfree(ring->ro_evict);

@@ -76,6 +76,21 @@ module_param_named(ro_grants, xfab_bb_ro_max, uint, 0444);
 MODULE_PARM_DESC(ro_grants, "Read-only mappings kept per ring for xfab frontends in relaxed trust (default 4096, 0: none, at most 65536)");
 
 /*
+ * The kept read-only mappings above are the frontend's to ask for (it
+ * only announces relaxed trust), and each holds a maptrack entry of
+ * dom0's: bounded per disk, whatever its number of rings, and over the
+ * whole backend domain. Past a bound, a write is mapped for its request
+ * only, as with any other frontend.
+ */
+unsigned int xfab_bb_ro_dev_max = 8192;
+module_param_named(ro_grants_per_disk, xfab_bb_ro_dev_max, uint, 0644);
+MODULE_PARM_DESC(ro_grants_per_disk, "Read-only mappings kept per disk over its rings (default 8192)");
+
+unsigned int xfab_bb_ro_total_max = 32768;
+module_param_named(ro_grants_total, xfab_bb_ro_total_max, uint, 0644);
+MODULE_PARM_DESC(ro_grants_total, "Read-only mappings kept over all disks of this backend (default 32768)");
+
+/*
  * A read-only mapping unused this long is unmapped, so the frontend can
  * take back grants it evicted (it cannot while we map them).
  */

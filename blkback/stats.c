@@ -27,7 +27,7 @@ static const struct {
 	BB_STAT(grant_unmaps), BB_STAT(map_calls), BB_STAT(unmap_calls),
 	BB_STAT(pgrant_hits), BB_STAT(pool_waits), BB_STAT(ro_hits),
 	BB_STAT(ro_maps), BB_STAT(ro_evictions), BB_STAT(ro_purged),
-	BB_STAT(ro_full), BB_STAT(polls), BB_STAT(poll_found),
+	BB_STAT(ro_full), BB_STAT(ro_budget), BB_STAT(polls), BB_STAT(poll_found),
 	BB_STAT(poll_empty), BB_STAT(resizes), BB_STAT(refuse_waits),
 	BB_STAT(bad_index), BB_STAT(passes_yielded),
 };
@@ -212,10 +212,11 @@ static struct dentry *bb_debugfs;
 
 static int bb_summary_show(struct seq_file *m, void *unused)
 {
-	seq_printf(m, "devices %d\nrings %d\ngrants_mapped %ld\n",
+	seq_printf(m, "devices %d\nrings %d\ngrants_mapped %ld\nro_kept %d\n",
 		   atomic_read(&xfab_bb_totals.devices),
 		   atomic_read(&xfab_bb_totals.rings),
-		   atomic_long_read(&xfab_bb_totals.grants_mapped));
+		   atomic_long_read(&xfab_bb_totals.grants_mapped),
+		   atomic_read(&xfab_bb_totals.ro_kept));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(bb_summary);
