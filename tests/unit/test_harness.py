@@ -151,6 +151,37 @@ class HarnessTest(unittest.TestCase):
         self.assertIn("second boot; the first: ERROR sick testbed", s2["reason"])
         self.assertEqual(s2["first_boot"]["status"], "ERROR")
 
+    def test_summary_counts_reruns(self):
+        serial = "xfab-run: === 002-module-pipeline\n" + TRAP
+        chan = self.feed(CHANNEL_OK.replace("FAIL 30", "PASS 30"), serial)
+        run.settle(chan, None, "001 002")
+        second = self.feed("@@begin 002-module-pipeline\n"
+                           "@@end 002-module-pipeline PASS 31 fine\n@@done\n")
+        run.settle(second, None, "002")
+        run.merge_rerun(chan, second, run.rerun_list(chan, None, 3))
+        self.finish(chan)
+        with open(os.path.join(self.res, "summary.txt")) as f:
+            self.assertIn("reruns: 1 (002)", f.read())
+
+    def test_trap_in_a_domain_running_xfab_code_fails_and_stays(self):
+        # the dom0 runner saw the trap in d1, which had xfab modules
+        channel = CHANNEL_OK.replace(
+            "FAIL 30 report wrong",
+            "FAIL 30 xfab domain trap: d1: traps: sh[77] general protection fault")
+        serial = "xfab-run: === 002-module-pipeline\n" + TRAP
+        chan = self.feed(channel, serial)
+        run.settle(chan, None, "001 002")
+        self.assertEqual(run.rerun_list(chan, None, 3), [])
+        rc, out = self.finish(chan)
+        self.assertEqual(rc, 1)
+        s2 = out["002-module-pipeline"]
+        self.assertEqual(s2["status"], "FAIL")
+        self.assertIn("xfab domain trap", s2["reason"])
+        self.assertIn(TRAP.strip(), s2["lines"])
+        self.assertEqual(out["001-stock-baseline"]["status"], "PASS")
+        with open(os.path.join(self.res, "summary.txt")) as f:
+            self.assertIn("reruns: 0", f.read())
+
     def test_an_error_again_stays_an_error(self):
         serial = "xfab-run: === 002-module-pipeline\n" + TRAP
         chan = self.feed(CHANNEL_OK, serial)

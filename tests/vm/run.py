@@ -82,6 +82,10 @@ SPLAT = re.compile(r"general protection fault|Kernel panic|"
                    r"Oops|BUG:|kernel BUG|WARNING:|KASAN|UBSAN|unable to handle|"
                    r"Call Trace:|blocked for more than \d+ seconds|"
                    r"rcu.*detected.*stall")
+# The dom0 runner's reason for a trap in, or the death of, a domU that had
+# an xfab module loaded: our code ran there, so it is a FAIL that the
+# console's trap lines must not turn into ERROR (and never run again).
+XFAB_DOMAIN = "xfab domain "
 # The dom0 runner's console line as a scenario starts (its end line has
 # ": STATUS" after the name): console lines up to the next one were logged
 # while it ran or was torn down.
@@ -331,7 +335,10 @@ def settle(chan, verdict, scenarios):
     for name in chan.order:
         s = chan.scen[name]
         sick = run_wide or [ln for sc, ln in chan.sick if sc == name]
-        if sick and s["status"] != "SKIP":
+        ours = s["status"] == "FAIL" and s["reason"].startswith(XFAB_DOMAIN)
+        if ours:
+            s["lines"] = s["lines"] + sick[:10]
+        elif sick and s["status"] != "SKIP":
             s["status"] = "ERROR"
             s["reason"] = "sick testbed: " + sick[0][:160]
             s["lines"] = s["lines"] + sick[:10]
@@ -365,7 +372,11 @@ def write_results(chan, results, verdict, scenarios, extra_meta):
         lines.append(f"  {s['status']:5} {name} ({s.get('seconds', '-')}s) {s['reason']}")
         for ln in s["lines"][:5]:
             lines.append(f"        {ln[:150]}")
+    reruns = [n for n in chan.order if "first_boot" in chan.scen[n]]
     lines.append("scenarios: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
+    # ERRORs passed on a second boot: flakes stay visible
+    lines.append(f"reruns: {len(reruns)}" +
+                 (f" ({' '.join(n[:3] for n in reruns)})" if reruns else ""))
     text = "\n".join(lines) + "\n"
     with open(os.path.join(results, "summary.txt"), "w") as f:
         f.write(text)

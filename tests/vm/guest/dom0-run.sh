@@ -112,13 +112,31 @@ sick_lines() {
 	done
 }
 
+# The first trap line of a domU that had an xfab module loaded (it ran
+# our code, so the trap may be ours), from sick_lines output.
+xfab_domain_trap() {
+	local d
+	[ -f "$W/xfab-domains" ] || return 0
+	for d in $(sort -u "$W/xfab-domains"); do
+		echo "$1" | grep -E "^$d: " | grep -E "$TESTBED_RE" | head -n 1
+	done | head -n 1
+}
+
+# A domain that died and had an xfab module loaded.
+xfab_domain_died() {
+	local d
+	for d in $1; do
+		grep -qx "$d" "$W/xfab-domains" 2>/dev/null && { echo "$d"; return; }
+	done
+}
+
 run_scenario() {
-	local path=$1 scen status rc t0 reason="" lines died
+	local path=$1 scen status rc t0 reason="" lines died trap
 	scen=$(basename "$path" .sh)
 	say "=== $scen"
 	echo "@@begin $scen" >&3
 	mark_logs
-	rm -f "$W/expected-domains"
+	rm -f "$W/expected-domains" "$W/xfab-domains"
 	t0=$(date +%s)
 	XFAB_SCEN=$scen timeout --kill-after=10 "${SCEN_TIMEOUT:-900}" \
 		bash "$path" > >(tee "$W/logs/$scen.log" | sed -u "s/^/[$scen] /" >/dev/console) 2>&1
@@ -134,8 +152,13 @@ run_scenario() {
 	esac
 	[ -z "$reason" ] && reason=$(tail -n 1 "$W/out/$scen.reason" 2>/dev/null)
 
+	# A domain's death or trap is the testbed's (ERROR, run again)
+	# unless the domain ran xfab code: then it is ours (XFAB_DOMAIN in
+	# run.py: a FAIL, never run again).
 	died=$(lib_dead_domains)
-	if [ -n "$died" ]; then
+	if [ -n "$(xfab_domain_died "$died")" ]; then
+		status=FAIL reason="xfab domain died: $(xfab_domain_died "$died") (it had xfab modules loaded)"
+	elif [ -n "$died" ]; then
 		status=ERROR reason="domain died: $died"
 	fi
 	lines=$(sick_lines)
@@ -144,13 +167,16 @@ run_scenario() {
 			echo "@@line $scen $l" >&3
 		done
 		# A splat fails the driver (even if a domain died of it); with
-		# traps around, the testbed is suspect and the verdict is ERROR.
-		if echo "$lines" | grep -qE "$TESTBED_RE"; then
-			status=ERROR
+		# traps around, the testbed is suspect and the verdict is ERROR,
+		# unless the trap is in a domain that ran xfab code.
+		trap=$(xfab_domain_trap "$lines")
+		if [ -n "$trap" ]; then
+			status=FAIL reason="xfab domain trap: $(echo "$trap" | cut -c1-160)"
+		elif echo "$lines" | grep -qE "$TESTBED_RE"; then
+			status=ERROR reason="kernel log: $(echo "$lines" | head -n 1 | cut -c1-160)"
 		else
-			status=FAIL
+			status=FAIL reason="kernel log: $(echo "$lines" | head -n 1 | cut -c1-160)"
 		fi
-		reason="kernel log: $(echo "$lines" | head -n 1 | cut -c1-160)"
 	fi
 	lib_cleanup_domains
 	[ -f "$W/out/$scen.figs" ] && sed "s/^/@@fig $scen /" "$W/out/$scen.figs" >&3

@@ -98,6 +98,8 @@ domu_start() {
 	local vifs="[]"
 	[ $vif = 1 ] && vifs="['mac=$mac,bridge=xenbr0']"
 	echo "$name" >>"$W/expected-domains"
+	# our code runs in it: a trap or death there is a FAIL (dom0-run.sh)
+	case ,$mods, in *,xfab_*) echo "$name" >>"$W/xfab-domains" ;; esac
 	_stream_console "$name"
 	log "xl create $name (mods=$mods ip=$ip disks=[$disks]${kargs:+ kargs=$kargs})"
 	xl_paused "$name" "$hook" create "$XFAB/xl/domu.cfg" "name=\"$name\"" "vcpus=$vcpus" \
@@ -283,7 +285,7 @@ lib_cleanup_domains() {
 	[ -f "$W/tails" ] && kill $(cat "$W/tails") 2>/dev/null
 	# A receiver whose sender died would hold its port into the next one.
 	pkill -f 'xfab-xfer recv' 2>/dev/null
-	rm -f "$W/tails" "$W/expected-domains"
+	rm -f "$W/tails" "$W/expected-domains" "$W/xfab-domains"
 }
 
 # Record what a domain's devices negotiated: every feature-*, multi-queue,
