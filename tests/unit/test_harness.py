@@ -151,6 +151,30 @@ class HarnessTest(unittest.TestCase):
         self.assertIn("second boot; the first: ERROR sick testbed", s2["reason"])
         self.assertEqual(s2["first_boot"]["status"], "ERROR")
 
+    def test_hostile_table_from_verdict_figures(self):
+        channel = CHANNEL_OK.replace(
+            "@@end 001-stock-baseline PASS 200 all good",
+            "@@fig 001-stock-baseline hostile.xen-blkback.refuse_flood.verdict bad 9000 answered\n"
+            "@@fig 001-stock-baseline hostile.xfab_blkback.refuse_flood.verdict ok rate=100/s\n"
+            "@@fig 001-stock-baseline hostile.xfab_blkback.ro_writes.verdict ok a|b\n"
+            "@@fig 001-stock-baseline hostile.xfab_blkback.ms 5000\n"
+            "@@end 001-stock-baseline PASS 200 all good")
+        self.finish(self.feed(channel))
+        with open(os.path.join(self.res, "hostile.json")) as f:
+            got = json.load(f)
+        self.assertEqual(got["backends"], ["xen-blkback", "xfab_blkback"])
+        self.assertEqual(got["cases"]["001 refuse_flood"],
+                         {"xen-blkback": "bad 9000 answered",
+                          "xfab_blkback": "ok rate=100/s"})
+        with open(os.path.join(self.res, "hostile.md")) as f:
+            md = f.read()
+        self.assertIn("| 001 ro_writes | - | ok a/b |", md)
+        self.assertEqual(len(got["cases"]), 2)
+
+    def test_no_hostile_table_without_hostile_figures(self):
+        self.finish(self.feed(CHANNEL_OK))
+        self.assertFalse(os.path.exists(os.path.join(self.res, "hostile.md")))
+
     def test_summary_counts_reruns(self):
         serial = "xfab-run: === 002-module-pipeline\n" + TRAP
         chan = self.feed(CHANNEL_OK.replace("FAIL 30", "PASS 30"), serial)

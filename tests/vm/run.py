@@ -349,8 +349,43 @@ def settle(chan, verdict, scenarios):
             s["lines"] = s["lines"] + chan.splats[:10]
 
 
+def hostile_table(chan):
+    """The hostile-peer conformance table from the scenarios' figures
+    hostile.<backend>.<case>.verdict ("ok ..." or "bad ..."): {case:
+    {backend: verdict}} in the order met, and the backends in order."""
+    table, backends = {}, []
+    for name in chan.order:
+        for key, val in chan.scen[name]["figures"].items():
+            m = re.fullmatch(r"hostile\.([^.]+)\.([^.]+)\.verdict", key)
+            if not m:
+                continue
+            be, case = m.group(1), m.group(2)
+            if be not in backends:
+                backends.append(be)
+            table.setdefault(f"{name[:3]} {case}", {})[be] = str(val)
+    return table, backends
+
+
+def write_hostile(chan, results):
+    """hostile.json and hostile.md in the results, if any scenario ran a
+    hostile peer."""
+    table, backends = hostile_table(chan)
+    if not table:
+        return
+    with open(os.path.join(results, "hostile.json"), "w") as f:
+        json.dump({"backends": backends, "cases": table}, f, indent=2)
+    md = ["| case | " + " | ".join(backends) + " |",
+          "|---|" + "---|" * len(backends)]
+    for case, row in table.items():
+        md.append(f"| {case} | " +
+                  " | ".join(row.get(b, "-").replace("|", "/") for b in backends) + " |")
+    with open(os.path.join(results, "hostile.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+
+
 def write_results(chan, results, verdict, scenarios, extra_meta):
     settle(chan, verdict, scenarios)
+    write_hostile(chan, results)
     os.makedirs(os.path.join(results, "scenarios"), exist_ok=True)
     meta = dict(chan.meta, **extra_meta)
     for name in chan.order:
