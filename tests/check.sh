@@ -82,6 +82,9 @@ scen_args=(--rerun-errors 3)
 [ -n "${SCENARIOS:-}" ] && scen_args+=(--scenarios "$SCENARIOS")
 # the long form of the interop transfers (net_interop in lib.sh)
 [ -n "${XFAB_FULL:-}" ] && scen_args+=(--env XFER_SIZE=256M)
+# every hostile-peer case against both backends (050, 051); check runs a
+# subset that covers each defect fixed (tests/vm/guest/hostile.sh)
+[ -n "${XFAB_FULL:-}" ] && scen_args+=(--env HOSTILE_FULL=1)
 tests/vm/run.py "${scen_args[@]}"
 summary=$(ls -td results/vm-*/ 2>/dev/null | head -n 1)
 if [ -n "$summary" ] && [ -f "$summary/summary.txt" ]; then

@@ -8,6 +8,8 @@
  *   main.c  the module, its parameters and the report a case leaves
  *   vbd.c   a blkif frontend whose requests follow one named case
  *   vif.c   a netif frontend, likewise
+ *   vbdback.c  a blkif backend (dom0, backend=1) that reads all it is
+ *           granted, to see what a frontend leaks
  *
  * One case per attached device: the case named in the vbd_case (vif_case)
  * parameter when the device appears is the one it runs, for secs seconds
@@ -19,10 +21,47 @@
 #define XFAB_HOSTILE_H
 
 #include <linux/types.h>
+#include <xen/xenbus.h>
 
 extern char hs_vbd_case[32];
 extern char hs_vif_case[32];
+extern char hs_vbdback_case[32];
 extern unsigned int hs_secs;
+
+/*
+ * The lifecycle the hostile frontends share (main.c): the case is taken
+ * from the driver's parameter at probe, rings and keys are set up at the
+ * backend's InitWait, the case's thread starts at its Connected, and all
+ * is undone at Closing (and again, harmlessly, at remove).
+ */
+struct hs_front;
+
+struct hs_front_ops {
+	const char *kind;		/* "vbd", "vif": names in logs */
+	const char *const *cases;
+	unsigned int nr_cases;
+	const char *case_param;		/* the parameter naming the next case */
+	size_t size;			/* the driver's struct, hs_front first */
+	void (*init)(struct hs_front *f);	/* at probe: nothing to undo */
+	int (*setup)(struct hs_front *f);	/* rings, channel, keys */
+	void (*teardown)(struct hs_front *f);	/* any prefix of setup */
+	int (*run)(void *f);			/* the case's thread */
+	enum xenbus_state ready;	/* ours once set up: blkif Initialised */
+	bool connect;			/* go Connected when the backend does */
+};
+
+struct hs_front {
+	struct xenbus_device *xdev;
+	const struct hs_front_ops *ops;
+	unsigned int kase;		/* index in ops->cases */
+	unsigned int run;		/* which attach this is */
+	struct task_struct *thread;
+	bool set_up;
+};
+
+int hs_front_probe(struct xenbus_device *xdev, const struct hs_front_ops *ops);
+void hs_front_changed(struct xenbus_device *xdev, enum xenbus_state state);
+void hs_front_remove(struct xenbus_device *xdev);
 
 /* The number of a new attach, from 1, over both device kinds. */
 unsigned int hs_next_run(void);
@@ -31,5 +70,7 @@ int hs_vbd_register(void);
 void hs_vbd_unregister(void);
 int hs_vif_register(void);
 void hs_vif_unregister(void);
+int hs_vbdback_register(void);
+void hs_vbdback_unregister(void);
 
 #endif /* XFAB_HOSTILE_H */

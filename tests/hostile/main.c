@@ -5,13 +5,15 @@
 #include <linux/kernel.h>
 #include <linux/spinlock.h>
 #include <linux/atomic.h>
+#include <linux/kthread.h>
+#include <linux/slab.h>
 #include <xen/xen.h>
 #include "hostile.h"
 
 /* Which case the next vbd runs; the scenario writes it before attaching. */
 char hs_vbd_case[32] = "valid";
 module_param_string(vbd_case, hs_vbd_case, sizeof(hs_vbd_case), 0644);
-MODULE_PARM_DESC(vbd_case, "Case the next attached vbd runs: valid, refuse_flood, bad_gref, sector_wrap, too_many_segs, prod_jump, kick_storm");
+MODULE_PARM_DESC(vbd_case, "Case the next attached vbd runs: valid, refuse_flood, bad_gref, sector_wrap, too_many_segs, prod_jump, kick_storm, ro_writes");
 
 char hs_vif_case[32] = "valid";
 module_param_string(vif_case, hs_vif_case, sizeof(hs_vif_case), 0644);
@@ -21,6 +23,15 @@ MODULE_PARM_DESC(vif_case, "Case the next attached vif runs: valid, no_rx, tx_ba
 unsigned int hs_secs = 10;
 module_param_named(secs, hs_secs, uint, 0644);
 MODULE_PARM_DESC(secs, "Seconds a flood case runs (default 10, 1..600)");
+
+/* dom0: also play a blkif backend (in place of blkback, which must go). */
+static bool hs_backend;
+module_param_named(backend, hs_backend, bool, 0444);
+MODULE_PARM_DESC(backend, "Register the hostile vbd backend too (dom0 only; default off)");
+
+char hs_vbdback_case[32] = "stale_read";
+module_param_string(vbdback_case, hs_vbdback_case, sizeof(hs_vbdback_case), 0644);
+MODULE_PARM_DESC(vbdback_case, "Case the backend runs for the next vbd: stale_read, ring_keep");
 
 static char hs_last[256];
 static DEFINE_SPINLOCK(hs_lock);
@@ -48,6 +59,92 @@ void hs_report(const char *fmt, ...)
 	pr_info("xfab_hostile: %s\n", line);
 }
 
+int hs_front_probe(struct xenbus_device *xdev, const struct hs_front_ops *ops)
+{
+	struct hs_front *f;
+	unsigned int i;
+
+	for (i = 0; i < ops->nr_cases; i++)
+		if (sysfs_streq(ops->case_param, ops->cases[i]))
+			break;
+	if (i == ops->nr_cases) {
+		dev_err(&xdev->dev, "%s_case \"%s\": no such case\n", ops->kind,
+			ops->case_param);
+		return -EINVAL;
+	}
+	f = kzalloc(ops->size, GFP_KERNEL);
+	if (!f)
+		return -ENOMEM;
+	f->xdev = xdev;
+	f->ops = ops;
+	f->kase = i;
+	f->run = hs_next_run();
+	ops->init(f);
+	dev_set_drvdata(&xdev->dev, f);
+	dev_info(&xdev->dev, "hostile %s: run %u, case %s\n", ops->kind, f->run,
+		 ops->cases[i]);
+	return 0;
+}
+
+static void hs_front_down(struct hs_front *f)
+{
+	if (f->thread) {
+		kthread_stop(f->thread);
+		f->thread = NULL;
+	}
+	f->ops->teardown(f);
+}
+
+void hs_front_changed(struct xenbus_device *xdev, enum xenbus_state state)
+{
+	struct hs_front *f = dev_get_drvdata(&xdev->dev);
+	int err;
+
+	switch (state) {
+	case XenbusStateInitWait:
+		if (f->set_up)
+			break;
+		err = f->ops->setup(f);
+		if (err) {
+			hs_front_down(f);
+			xenbus_dev_fatal(xdev, err, "hostile %s setup", f->ops->kind);
+			break;
+		}
+		f->set_up = true;
+		xenbus_switch_state(xdev, f->ops->ready);
+		break;
+	case XenbusStateConnected:
+		if (f->thread || !f->set_up)
+			break;
+		f->thread = kthread_run(f->ops->run, f, "xfab-hostile-%s",
+					f->ops->kind);
+		if (IS_ERR(f->thread)) {
+			f->thread = NULL;
+			break;
+		}
+		if (f->ops->connect)
+			xenbus_switch_state(xdev, XenbusStateConnected);
+		break;
+	case XenbusStateClosing:
+	case XenbusStateClosed:
+		hs_front_down(f);
+		if (xdev->state != XenbusStateClosed)
+			xenbus_frontend_closed(xdev);
+		break;
+	default:
+		break;
+	}
+}
+
+void hs_front_remove(struct xenbus_device *xdev)
+{
+	struct hs_front *f = dev_get_drvdata(&xdev->dev);
+
+	hs_front_down(f);
+	kfree(f);
+	dev_set_drvdata(&xdev->dev, NULL);
+}
+
 static int __init hs_init(void)
 {
 	int err;
@@ -63,12 +160,24 @@ static int __init hs_init(void)
 		return err;
 	err = hs_vif_register();
 	if (err)
-		hs_vbd_unregister();
+		goto vbd;
+	if (hs_backend) {
+		err = hs_vbdback_register();
+		if (err)
+			goto vif;
+	}
+	return 0;
+vif:
+	hs_vif_unregister();
+vbd:
+	hs_vbd_unregister();
 	return err;
 }
 
 static void __exit hs_exit(void)
 {
+	if (hs_backend)
+		hs_vbdback_unregister();
 	hs_vif_unregister();
 	hs_vbd_unregister();
 }

@@ -16,6 +16,10 @@
  *   prod_jump      the producer index moved 4 rings past the consumer
  *                  (XSA-39 class): nothing may be answered
  *   kick_storm     for secs, notify the backend with nothing posted
+ *   ro_writes      announced as an xfab frontend in relaxed trust, 11-page
+ *                  writes from 2048 pages granted read-only (issue 20,
+ *                  defect 8): all must be answered OKAY, whatever the
+ *                  backend's bounds on kept mappings
  *
  * Responses are only counted (by status), never trusted for more: this
  * module must not fault whatever the backend does.
@@ -36,13 +40,17 @@
 
 enum hs_case {
 	HS_VALID, HS_REFUSE_FLOOD, HS_BAD_GREF, HS_SECTOR_WRAP,
-	HS_TOO_MANY_SEGS, HS_PROD_JUMP, HS_KICK_STORM, HS_NR_CASES
+	HS_TOO_MANY_SEGS, HS_PROD_JUMP, HS_KICK_STORM, HS_RO_WRITES,
+	HS_NR_CASES
 };
 
 static const char *const hs_case_names[HS_NR_CASES] = {
 	"valid", "refuse_flood", "bad_gref", "sector_wrap", "too_many_segs",
-	"prod_jump", "kick_storm",
+	"prod_jump", "kick_storm", "ro_writes",
 };
+
+/* ro_writes: distinct pages written from, each granted read-only. */
+#define HS_RO_PAGES 2048u
 
 /* Requests a counted case sends: a few rings' worth. */
 #define HS_COUNTED_REQS 256u
@@ -52,8 +60,7 @@ static const char *const hs_case_names[HS_NR_CASES] = {
 #define HS_NOBODYS_GREF 0x7ffffff0u
 
 struct hs_vbd {
-	struct xenbus_device *xdev;
-	enum hs_case kase;
+	struct hs_front f;		/* first: the shared lifecycle */
 	struct blkif_front_ring front;
 	struct blkif_sring *sring;
 	grant_ref_t ring_ref;
@@ -61,9 +68,8 @@ struct hs_vbd {
 	int irq;
 	struct page *data;		/* one page the valid reads land in */
 	grant_ref_t data_ref;
-	struct task_struct *thread;
-	bool keys_written;
-	unsigned int run;		/* which attach this is, from 1 */
+	struct page **ro_page;		/* ro_writes: HS_RO_PAGES of them */
+	grant_ref_t *ro_ref;
 	/* results */
 	u64 posted, answered, okay, error, notsupp, other, kicks, lies;
 	atomic64_t irqs;
@@ -104,6 +110,21 @@ static void hs_reap(struct hs_vbd *v)
 	v->front.rsp_cons = rp;
 }
 
+/* A write of 11 whole pages, each a different read-only grant. */
+static void hs_fill_ro(struct hs_vbd *v, struct blkif_request *r, u64 n)
+{
+	unsigned int i, nseg = BLKIF_MAX_SEGMENTS_PER_REQUEST;
+
+	r->operation = BLKIF_OP_WRITE;
+	r->u.rw.nr_segments = nseg;
+	r->u.rw.sector_number = (n % 64) * nseg * 8;
+	for (i = 0; i < nseg; i++) {
+		r->u.rw.seg[i].gref = v->ro_ref[(n * nseg + i) % HS_RO_PAGES];
+		r->u.rw.seg[i].first_sect = 0;
+		r->u.rw.seg[i].last_sect = 7;
+	}
+}
+
 /* Lay out request number n of the case in the next free slot. */
 static void hs_fill(struct hs_vbd *v, u64 n)
 {
@@ -119,7 +140,7 @@ static void hs_fill(struct hs_vbd *v, u64 n)
 	r->u.rw.seg[0].gref = v->data_ref;
 	r->u.rw.seg[0].first_sect = 0;
 	r->u.rw.seg[0].last_sect = 7;
-	switch (v->kase) {
+	switch (v->f.kase) {
 	case HS_REFUSE_FLOOD:
 		r->operation = HS_BAD_OP;
 		break;
@@ -131,6 +152,9 @@ static void hs_fill(struct hs_vbd *v, u64 n)
 		break;
 	case HS_TOO_MANY_SEGS:
 		r->u.rw.nr_segments = 255;
+		break;
+	case HS_RO_WRITES:
+		hs_fill_ro(v, r, n);
 		break;
 	default:
 		break;
@@ -202,12 +226,13 @@ static void hs_kick_storm(struct hs_vbd *v, unsigned long end)
 
 static int hs_run(void *arg)
 {
-	struct hs_vbd *v = arg;
+	struct hs_vbd *v = container_of((struct hs_front *)arg,
+					struct hs_vbd, f);
 	unsigned long t0 = jiffies, flood = t0 + hs_secs * HZ;
 	/* a counted case ends when all is answered, or gives up */
 	unsigned long counted = t0 + 60 * HZ;
 
-	switch (v->kase) {
+	switch (v->f.kase) {
 	case HS_REFUSE_FLOOD:
 		hs_post_until(v, U64_MAX, flood);
 		break;
@@ -217,12 +242,18 @@ static int hs_run(void *arg)
 	case HS_KICK_STORM:
 		hs_kick_storm(v, flood);
 		break;
+	case HS_RO_WRITES:
+		/* every page twice: kept mappings are found again */
+		hs_post_until(v, 2 * HS_RO_PAGES / BLKIF_MAX_SEGMENTS_PER_REQUEST,
+			      counted);
+		break;
 	default:
 		hs_post_until(v, HS_COUNTED_REQS, counted);
 		break;
 	}
 	hs_report("run=%u case=%s ms=%u posted=%llu answered=%llu okay=%llu error=%llu notsupp=%llu other=%llu kicks=%llu irqs=%lld lies=%llu",
-		  v->run, hs_case_names[v->kase], jiffies_to_msecs(jiffies - t0),
+		  v->f.run, hs_case_names[v->f.kase],
+		  jiffies_to_msecs(jiffies - t0),
 		  v->posted, v->answered, v->okay, v->error, v->notsupp,
 		  v->other, v->kicks, (long long)atomic64_read(&v->irqs),
 		  v->lies);
@@ -231,13 +262,53 @@ static int hs_run(void *arg)
 	return 0;
 }
 
-/* Undo any prefix of hs_setup(); may run twice. */
-static void hs_teardown(struct hs_vbd *v)
+/* ro_writes' pages: a grant the backend still maps ends once it unmaps. */
+static void hs_ro_free(struct hs_vbd *v)
 {
-	if (v->thread) {
-		kthread_stop(v->thread);
-		v->thread = NULL;
+	unsigned int i;
+
+	for (i = 0; v->ro_page && i < HS_RO_PAGES; i++) {
+		if (v->ro_ref[i] != INVALID_GRANT_REF)
+			gnttab_end_foreign_access(v->ro_ref[i], v->ro_page[i]);
+		else if (v->ro_page[i])
+			__free_page(v->ro_page[i]);
 	}
+	kvfree(v->ro_page);
+	kvfree(v->ro_ref);
+	v->ro_page = NULL;
+	v->ro_ref = NULL;
+}
+
+static int hs_ro_alloc(struct hs_vbd *v)
+{
+	unsigned int i;
+	int ref;
+
+	v->ro_page = kvcalloc(HS_RO_PAGES, sizeof(*v->ro_page), GFP_KERNEL);
+	v->ro_ref = kvcalloc(HS_RO_PAGES, sizeof(*v->ro_ref), GFP_KERNEL);
+	if (!v->ro_page || !v->ro_ref)
+		return -ENOMEM;
+	for (i = 0; i < HS_RO_PAGES; i++)
+		v->ro_ref[i] = INVALID_GRANT_REF;
+	for (i = 0; i < HS_RO_PAGES; i++) {
+		v->ro_page[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!v->ro_page[i])
+			return -ENOMEM;
+		ref = gnttab_grant_foreign_access(v->f.xdev->otherend_id,
+						  xen_page_to_gfn(v->ro_page[i]),
+						  1);
+		if (ref < 0)
+			return ref;
+		v->ro_ref[i] = ref;
+	}
+	return 0;
+}
+
+/* Undo any prefix of hs_setup(); may run twice. */
+static void hs_teardown(struct hs_front *f)
+{
+	struct hs_vbd *v = container_of(f, struct hs_vbd, f);
+
 	if (v->irq > 0)
 		unbind_from_irqhandler(v->irq, v);
 	v->irq = 0;
@@ -248,11 +319,15 @@ static void hs_teardown(struct hs_vbd *v)
 		__free_page(v->data);
 	v->data_ref = INVALID_GRANT_REF;
 	v->data = NULL;
+	hs_ro_free(v);
 }
 
-static int hs_setup(struct hs_vbd *v)
+static int hs_keys(struct hs_vbd *v);
+
+static int hs_setup(struct hs_front *f)
 {
-	struct xenbus_device *xdev = v->xdev;
+	struct hs_vbd *v = container_of(f, struct hs_vbd, f);
+	struct xenbus_device *xdev = f->xdev;
 	int err, ref;
 
 	v->data = alloc_page(GFP_KERNEL | __GFP_ZERO);
@@ -263,6 +338,11 @@ static int hs_setup(struct hs_vbd *v)
 	if (ref < 0)
 		return ref;
 	v->data_ref = ref;
+	if (v->f.kase == HS_RO_WRITES) {
+		err = hs_ro_alloc(v);
+		if (err)
+			return err;
+	}
 	err = xenbus_setup_ring(xdev, GFP_KERNEL, (void **)&v->sring, 1,
 				&v->ring_ref);
 	if (err)
@@ -279,12 +359,12 @@ static int hs_setup(struct hs_vbd *v)
 		return err;
 	}
 	v->irq = err;
-	return 0;
+	return hs_keys(v);
 }
 
 static int hs_keys(struct hs_vbd *v)
 {
-	struct xenbus_device *xdev = v->xdev;
+	struct xenbus_device *xdev = v->f.xdev;
 	int err;
 
 	err = xenbus_printf(XBT_NIL, xdev->nodename, "ring-ref", "%u",
@@ -295,88 +375,42 @@ static int hs_keys(struct hs_vbd *v)
 	if (!err)
 		err = xenbus_printf(XBT_NIL, xdev->nodename, "protocol", "%s",
 				    XEN_IO_PROTO_ABI_NATIVE);
+	/* what xfab_blkfront announces in relaxed trust (docs/protocol.md) */
+	if (!err && v->f.kase == HS_RO_WRITES)
+		err = xenbus_printf(XBT_NIL, xdev->nodename, "feature-xfab-blk",
+				    "%u", 1) ?:
+		      xenbus_printf(XBT_NIL, xdev->nodename, "xfab-ro-grants",
+				    "%u", HS_RO_PAGES);
 	return err;
 }
 
-static void hs_backend_changed(struct xenbus_device *xdev,
-			       enum xenbus_state state)
+static void hs_init(struct hs_front *f)
 {
-	struct hs_vbd *v = dev_get_drvdata(&xdev->dev);
-	int err;
+	struct hs_vbd *v = container_of(f, struct hs_vbd, f);
 
-	switch (state) {
-	case XenbusStateInitWait:
-		if (v->keys_written)
-			break;
-		err = hs_setup(v);
-		if (!err)
-			err = hs_keys(v);
-		if (err) {
-			hs_teardown(v);
-			xenbus_dev_fatal(xdev, err, "hostile vbd setup");
-			break;
-		}
-		v->keys_written = true;
-		xenbus_switch_state(xdev, XenbusStateInitialised);
-		break;
-	case XenbusStateConnected:
-		if (v->thread || !v->keys_written)
-			break;
-		v->thread = kthread_run(hs_run, v, "xfab-hostile-vbd");
-		if (IS_ERR(v->thread)) {
-			v->thread = NULL;
-			break;
-		}
-		xenbus_switch_state(xdev, XenbusStateConnected);
-		break;
-	case XenbusStateClosing:
-	case XenbusStateClosed:
-		hs_teardown(v);
-		if (xdev->state != XenbusStateClosed)
-			xenbus_frontend_closed(xdev);
-		break;
-	default:
-		break;
-	}
+	v->ring_ref = INVALID_GRANT_REF;
+	v->data_ref = INVALID_GRANT_REF;
+	atomic64_set(&v->irqs, 0);
 }
+
+static const struct hs_front_ops hs_vbd_ops = {
+	.kind = "vbd",
+	.cases = hs_case_names,
+	.nr_cases = HS_NR_CASES,
+	.case_param = hs_vbd_case,
+	.size = sizeof(struct hs_vbd),
+	.init = hs_init,
+	.setup = hs_setup,
+	.teardown = hs_teardown,
+	.run = hs_run,
+	.ready = XenbusStateInitialised,
+	.connect = true,
+};
 
 static int hs_probe(struct xenbus_device *xdev,
 		    const struct xenbus_device_id *id)
 {
-	struct hs_vbd *v;
-	unsigned int i;
-
-	v = kzalloc(sizeof(*v), GFP_KERNEL);
-	if (!v)
-		return -ENOMEM;
-	v->xdev = xdev;
-	v->ring_ref = INVALID_GRANT_REF;
-	v->data_ref = INVALID_GRANT_REF;
-	atomic64_set(&v->irqs, 0);
-	v->kase = HS_NR_CASES;
-	for (i = 0; i < HS_NR_CASES; i++)
-		if (sysfs_streq(hs_vbd_case, hs_case_names[i]))
-			v->kase = i;
-	if (v->kase == HS_NR_CASES) {
-		dev_err(&xdev->dev, "vbd_case \"%s\": no such case\n",
-			hs_vbd_case);
-		kfree(v);
-		return -EINVAL;
-	}
-	v->run = hs_next_run();
-	dev_set_drvdata(&xdev->dev, v);
-	dev_info(&xdev->dev, "hostile vbd: run %u, case %s\n", v->run,
-		 hs_case_names[v->kase]);
-	return 0;
-}
-
-static void hs_remove(struct xenbus_device *xdev)
-{
-	struct hs_vbd *v = dev_get_drvdata(&xdev->dev);
-
-	hs_teardown(v);
-	kfree(v);
-	dev_set_drvdata(&xdev->dev, NULL);
+	return hs_front_probe(xdev, &hs_vbd_ops);
 }
 
 static const struct xenbus_device_id hs_ids[] = {
@@ -388,8 +422,8 @@ static struct xenbus_driver hs_vbd_driver = {
 	.name = "xfab-hostile-vbd",
 	.ids = hs_ids,
 	.probe = hs_probe,
-	.remove = hs_remove,
-	.otherend_changed = hs_backend_changed,
+	.remove = hs_front_remove,
+	.otherend_changed = hs_front_changed,
 };
 
 int hs_vbd_register(void)

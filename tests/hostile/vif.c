@@ -51,9 +51,7 @@ static const char *const hv_names[HV_NR_CASES] = {
 #define HV_FLOOD_SLOTS 20u
 
 struct hs_vif {
-	struct xenbus_device *xdev;
-	enum hs_vcase kase;
-	unsigned int run;
+	struct hs_front f;		/* first: the shared lifecycle */
 	struct xen_netif_tx_front_ring tx;
 	struct xen_netif_rx_front_ring rx;
 	struct xen_netif_tx_sring *txs;
@@ -65,8 +63,6 @@ struct hs_vif {
 	grant_ref_t frame_ref;
 	struct page *rx_page[HV_RX_BUFS];
 	grant_ref_t rx_gref[HV_RX_BUFS];
-	struct task_struct *thread;
-	bool keys_written;
 	/* results */
 	u64 posted, answered, okay, error, null, kicks, lies;
 	u64 rx_posted, rx_got, rx_err, rx_after;
@@ -158,7 +154,7 @@ static u32 hv_frame(struct hs_vif *v, u64 n)
 {
 	u32 i;
 
-	switch (v->kase) {
+	switch (v->f.kase) {
 	case HV_TX_BAD_GREF:
 		hv_slot(v, HV_NOBODYS_GREF + (n % 8), 0, HV_FRAME_LEN, 0);
 		return 1;
@@ -220,12 +216,13 @@ static void hv_wait(struct hs_vif *v, unsigned long end)
 
 static int hv_run(void *arg)
 {
-	struct hs_vif *v = arg;
+	struct hs_vif *v = container_of((struct hs_front *)arg,
+					struct hs_vif, f);
 	unsigned long t0 = jiffies, flood = t0 + hs_secs * HZ;
 	u64 got;
 	u32 i;
 
-	switch (v->kase) {
+	switch (v->f.kase) {
 	case HV_NO_RX:
 		hv_wait(v, flood);
 		got = v->rx_got;
@@ -261,7 +258,7 @@ static int hv_run(void *arg)
 		break;
 	}
 	hs_report("run=%u case=%s ms=%u posted=%llu answered=%llu okay=%llu error=%llu null=%llu rx_posted=%llu rx_got=%llu rx_err=%llu rx_after=%llu kicks=%llu irqs=%lld lies=%llu",
-		  v->run, hv_names[v->kase], jiffies_to_msecs(jiffies - t0),
+		  v->f.run, hv_names[v->f.kase], jiffies_to_msecs(jiffies - t0),
 		  v->posted, v->answered, v->okay, v->error, v->null,
 		  v->rx_posted, v->rx_got, v->rx_err, v->rx_after, v->kicks,
 		  (long long)atomic64_read(&v->irqs), v->lies);
@@ -282,14 +279,11 @@ static void hv_page_free(struct page **pg, grant_ref_t *ref)
 }
 
 /* Undo any prefix of hv_setup(); may run twice. */
-static void hv_teardown(struct hs_vif *v)
+static void hv_teardown(struct hs_front *f)
 {
+	struct hs_vif *v = container_of(f, struct hs_vif, f);
 	u32 i;
 
-	if (v->thread) {
-		kthread_stop(v->thread);
-		v->thread = NULL;
-	}
 	if (v->irq > 0)
 		unbind_from_irqhandler(v->irq, v);
 	v->irq = 0;
@@ -309,7 +303,7 @@ static int hv_page_grant(struct hs_vif *v, struct page **pg, grant_ref_t *ref,
 	*pg = alloc_page(GFP_KERNEL | __GFP_ZERO);
 	if (!*pg)
 		return -ENOMEM;
-	r = gnttab_grant_foreign_access(v->xdev->otherend_id,
+	r = gnttab_grant_foreign_access(v->f.xdev->otherend_id,
 					xen_page_to_gfn(*pg), ro);
 	if (r < 0)
 		return r;
@@ -317,10 +311,13 @@ static int hv_page_grant(struct hs_vif *v, struct page **pg, grant_ref_t *ref,
 	return 0;
 }
 
-static int hv_setup(struct hs_vif *v)
+static int hv_keys(struct hs_vif *v);
+
+static int hv_setup(struct hs_front *f)
 {
-	struct xenbus_device *xdev = v->xdev;
-	u8 *f;
+	struct hs_vif *v = container_of(f, struct hs_vif, f);
+	struct xenbus_device *xdev = f->xdev;
+	u8 *eth;
 	int err;
 	u32 i;
 
@@ -330,11 +327,11 @@ static int hv_setup(struct hs_vif *v)
 	if (err)
 		return err;
 	/* broadcast, from a locally administered address, local ethertype */
-	f = page_address(v->frame);
-	eth_broadcast_addr(f);
-	memcpy(f + ETH_ALEN, "\x02\x00\x00\xfa\xb0\x01", ETH_ALEN);
-	f[12] = 0x88;
-	f[13] = 0xb5;
+	eth = page_address(v->frame);
+	eth_broadcast_addr(eth);
+	memcpy(eth + ETH_ALEN, "\x02\x00\x00\xfa\xb0\x01", ETH_ALEN);
+	eth[12] = 0x88;
+	eth[13] = 0xb5;
 	err = xenbus_setup_ring(xdev, GFP_KERNEL, (void **)&v->txs, 1,
 				&v->tx_ref);
 	if (err)
@@ -357,12 +354,12 @@ static int hv_setup(struct hs_vif *v)
 		return err;
 	}
 	v->irq = err;
-	return 0;
+	return hv_keys(v);
 }
 
 static int hv_keys(struct hs_vif *v)
 {
-	const char *dir = v->xdev->nodename;
+	const char *dir = v->f.xdev->nodename;
 
 	return xenbus_printf(XBT_NIL, dir, "tx-ring-ref", "%u", v->tx_ref) ?:
 	       xenbus_printf(XBT_NIL, dir, "rx-ring-ref", "%u", v->rx_ref) ?:
@@ -371,83 +368,36 @@ static int hv_keys(struct hs_vif *v)
 	       xenbus_printf(XBT_NIL, dir, "feature-rx-notify", "%u", 1);
 }
 
-static void hv_backend_changed(struct xenbus_device *xdev,
-			       enum xenbus_state state)
+static void hv_init(struct hs_front *f)
 {
-	struct hs_vif *v = dev_get_drvdata(&xdev->dev);
-	int err;
+	struct hs_vif *v = container_of(f, struct hs_vif, f);
+	u32 i;
 
-	switch (state) {
-	case XenbusStateInitWait:
-		if (v->keys_written)
-			break;
-		err = hv_setup(v);
-		if (!err)
-			err = hv_keys(v);
-		if (err) {
-			hv_teardown(v);
-			xenbus_dev_fatal(xdev, err, "hostile vif setup");
-			break;
-		}
-		v->keys_written = true;
-		xenbus_switch_state(xdev, XenbusStateConnected);
-		break;
-	case XenbusStateConnected:
-		if (v->thread || !v->keys_written)
-			break;
-		v->thread = kthread_run(hv_run, v, "xfab-hostile-vif");
-		if (IS_ERR(v->thread))
-			v->thread = NULL;
-		break;
-	case XenbusStateClosing:
-	case XenbusStateClosed:
-		hv_teardown(v);
-		if (xdev->state != XenbusStateClosed)
-			xenbus_frontend_closed(xdev);
-		break;
-	default:
-		break;
-	}
-}
-
-static int hv_probe(struct xenbus_device *xdev,
-		    const struct xenbus_device_id *id)
-{
-	struct hs_vif *v;
-	unsigned int i;
-
-	v = kzalloc(sizeof(*v), GFP_KERNEL);
-	if (!v)
-		return -ENOMEM;
-	v->xdev = xdev;
 	v->tx_ref = v->rx_ref = v->frame_ref = INVALID_GRANT_REF;
 	for (i = 0; i < HV_RX_BUFS; i++)
 		v->rx_gref[i] = INVALID_GRANT_REF;
 	atomic64_set(&v->irqs, 0);
-	v->kase = HV_NR_CASES;
-	for (i = 0; i < HV_NR_CASES; i++)
-		if (sysfs_streq(hs_vif_case, hv_names[i]))
-			v->kase = i;
-	if (v->kase == HV_NR_CASES) {
-		dev_err(&xdev->dev, "vif_case \"%s\": no such case\n",
-			hs_vif_case);
-		kfree(v);
-		return -EINVAL;
-	}
-	v->run = hs_next_run();
-	dev_set_drvdata(&xdev->dev, v);
-	dev_info(&xdev->dev, "hostile vif: run %u, case %s\n", v->run,
-		 hv_names[v->kase]);
-	return 0;
 }
 
-static void hv_remove(struct xenbus_device *xdev)
-{
-	struct hs_vif *v = dev_get_drvdata(&xdev->dev);
+/* netif: the frontend is Connected once its keys are out. */
+static const struct hs_front_ops hv_ops = {
+	.kind = "vif",
+	.cases = hv_names,
+	.nr_cases = HV_NR_CASES,
+	.case_param = hs_vif_case,
+	.size = sizeof(struct hs_vif),
+	.init = hv_init,
+	.setup = hv_setup,
+	.teardown = hv_teardown,
+	.run = hv_run,
+	.ready = XenbusStateConnected,
+	.connect = false,
+};
 
-	hv_teardown(v);
-	kfree(v);
-	dev_set_drvdata(&xdev->dev, NULL);
+static int hv_probe(struct xenbus_device *xdev,
+		    const struct xenbus_device_id *id)
+{
+	return hs_front_probe(xdev, &hv_ops);
 }
 
 static const struct xenbus_device_id hv_ids[] = {
@@ -459,8 +409,8 @@ static struct xenbus_driver hv_driver = {
 	.name = "xfab-hostile-vif",
 	.ids = hv_ids,
 	.probe = hv_probe,
-	.remove = hv_remove,
-	.otherend_changed = hv_backend_changed,
+	.remove = hs_front_remove,
+	.otherend_changed = hs_front_changed,
 };
 
 int hs_vif_register(void)

@@ -13,13 +13,22 @@
 #   the stock column is recorded from the same boot. Control: with
 #   refuse_rate=0 the refusal bound must catch xfab_blkback (the check
 #   can fail: issue 20 defect 1 measured 35,000 refusals/s before).
+#   Kept read-only mappings (ro_writes: a frontend announcing relaxed
+#   trust writes from 2048 read-only pages, issue 20 defect 8): with
+#   ro_grants_per_disk=256 xfab_blkback must refuse to keep more (the
+#   writes still OKAY, ro_budget counted); with a cache of 8 slots an
+#   11-page write finds them all pinned and must map read-only for that
+#   request, not writable (which Xen refuses for a read-only grant).
+#   make check runs refuse_flood, prod_jump, ro_writes and valid (and the
+#   control and both bounds); check-full every case (HOSTILE_FULL).
 # Topology: dom0 (the backend; brd /dev/ram0) <-> domU h1 (xfab_hostile
 #   only, no other frontend, no network), xvdb attached per case.
 . /xfab/guest/lib.sh
 . /xfab/guest/blk.sh
 . /xfab/guest/hostile.sh
 
-CASES="valid refuse_flood bad_gref sector_wrap too_many_segs prod_jump kick_storm valid"
+CASES=$(hostile_cases "valid refuse_flood bad_gref sector_wrap too_many_segs prod_jump kick_storm ro_writes valid" \
+	"refuse_flood prod_jump ro_writes valid")
 declare -A TABLE
 bad=""
 
@@ -32,6 +41,7 @@ for be in xen-blkback xfab_blkback; do
 		v=$(hostile_judge $be $c)
 		log "$be $c: $v"
 		TABLE[$be.$c]=$v
+		figure "hostile.$be.$c.verdict" "$v"
 		figure "hostile.$be.$c.answered" "${HS[answered]}"
 		figure "hostile.$be.$c.ms" "${HS[ms]}"
 		[ $be = xfab_blkback ] && [ "${v%% *}" != ok ] && bad="$bad $c:${v#bad}"
@@ -45,15 +55,36 @@ ctl=$(hostile_judge xfab_blkback refuse_flood)
 echo 100 >/sys/module/xfab_blkback/parameters/refuse_rate
 log "control (refuse_rate=0): $ctl"
 figure hostile.control.refuse_rate0.answered "${HS[answered]}"
+figure hostile.xfab_blkback.refuse_flood_unthrottled.verdict "$ctl (control: must be bad)"
 case $ctl in
 bad*) ;;
 *) fail "control: refuse_rate=0 stayed within the bound (${HS[answered]} in ${HS[ms]} ms): the flood case does not measure" ;;
 esac
 
+# Bounds on kept read-only mappings: the per-disk one, then a full cache.
+ro_case() {
+	local what=$1 counter=$2 v
+	hostile_vbd xfab_blkback ro_writes
+	v=$(hostile_judge xfab_blkback ro_writes)
+	log "$what: $v"
+	TABLE[xfab_blkback.ro_writes_$counter]=$v
+	figure "hostile.xfab_blkback.ro_writes_$counter.verdict" "$v"
+	[ "${v%% *}" = ok ] && [ "${HB[$counter]:-0}" -gt 0 ] ||
+		bad="$bad ro_writes ($what):${v#bad} $counter=${HB[$counter]:-none}"
+}
+echo 256 >/sys/module/xfab_blkback/parameters/ro_grants_per_disk
+ro_case "ro_grants_per_disk=256" ro_budget
+echo 8192 >/sys/module/xfab_blkback/parameters/ro_grants_per_disk
+must rmmod xfab_blkback
+must insmod "$XFAB/modules/xfab_blkback.ko" ro_grants=8
+ro_case "ro_grants=8 (every slot pinned)" ro_full
+must rmmod xfab_blkback
+load_backend xfab_blkback
+
 log "| case | xen-blkback | xfab_blkback |"
 log "|---|---|---|"
-for c in $(echo $CASES | tr ' ' '\n' | awk '!seen[$0]++'); do
-	log "| $c | ${TABLE[xen-blkback.$c]} | ${TABLE[xfab_blkback.$c]} |"
+for c in $(echo $CASES ro_writes_ro_budget ro_writes_ro_full | tr ' ' '\n' | awk '!seen[$0]++'); do
+	log "| $c | ${TABLE[xen-blkback.$c]:--} | ${TABLE[xfab_blkback.$c]} |"
 done
 domu_destroy h1 >/dev/null
 [ -z "$bad" ] || fail "xfab_blkback:$bad"

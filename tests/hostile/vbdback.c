@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * A blkif backend in dom0 that looks at what a frontend shows it, to see
+ * what xen-blkfront or xfab_blkfront in the guest leak to a backend that
+ * reads everything it is granted. Registered only with backend=1 (dom0),
+ * in place of xen-blkback/xfab_blkback. It offers a plain disk (one ring
+ * page, one queue, no persistent grants, no indirect segments), so both
+ * frontends grant their pages per request, and serves requests without a
+ * disk behind it:
+ *
+ *   stale_read     every read is answered OKAY without data; before
+ *                  answering, each segment's granted bytes are copied out
+ *                  (grant copy) and counted if not zero: what the
+ *                  frontend showed us that it never wrote to the disk
+ *                  (issue 20, defect 2, XSA-403 class). Writes are
+ *                  answered OKAY and forgotten.
+ *   ring_keep      served like stale_read, but when the frontend closes,
+ *                  the ring page stays mapped for HB_KEEP_ROUNDS half
+ *                  seconds (we stay Closing meanwhile) and is compared
+ *                  with what it held then, and its indexes with ours: a
+ *                  change means the frontend freed and reused a page we
+ *                  still map (issue 20, defect 3, XSA-396 class). Then it
+ *                  is unmapped and we close.
+ *
+ * The report comes when the frontend closes (ring_keep: once the watch
+ * is over): run, case, reads, segments, stale_segs, stale_bytes, and
+ * for ring_keep the rounds the page differed (changed) and by how many
+ * bytes at most.
+ */
+#include <linux/module.h>
+#include <linux/kthread.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <linux/wait.h>
+#include <xen/xenbus.h>
+#include <xen/grant_table.h>
+#include <xen/events.h>
+#include <xen/page.h>
+#include <xen/interface/io/blkif.h>
+#include "hostile.h"
+
+/* What the disk claims to be: 64 MiB. */
+#define HB_SECTORS (64u * 2048u)
+/* ring_keep: half seconds of watching, within libxl's 10 s to close. */
+#define HB_KEEP_ROUNDS 14u
+
+static const char *const hb_cases[] = { "stale_read", "ring_keep" };
+
+struct hs_back {
+	struct xenbus_device *xdev;
+	unsigned int run;
+	struct blkif_back_ring back;
+	void *ring_addr;
+	int irq;
+	struct task_struct *thread;
+	wait_queue_head_t wq;
+	atomic_t events;
+	struct page *scratch;		/* where granted bytes are copied */
+	bool connected;
+	bool keep;			/* the case is ring_keep */
+	bool keeping;			/* watching a ring the frontend let go */
+	u8 *snap;			/* the ring page as it was then */
+	unsigned int rounds;
+	struct delayed_work watch;
+	/* results */
+	u64 reads, writes, segs, stale_segs, stale_bytes, copy_errors;
+	u64 changed, changed_bytes;
+};
+
+static irqreturn_t hb_interrupt(int irq, void *arg)
+{
+	struct hs_back *b = arg;
+
+	atomic_set(&b->events, 1);
+	wake_up(&b->wq);
+	return IRQ_HANDLED;
+}
+
+/* Bytes of one segment that are not zero, read through a grant copy. */
+static int hb_look(struct hs_back *b, grant_ref_t gref, unsigned int off,
+		   unsigned int len, unsigned int *nonzero)
+{
+	struct gnttab_copy op = {
+		.source.u.ref = gref,
+		.source.domid = b->xdev->otherend_id,
+		.source.offset = off,
+		.dest.u.gmfn = xen_page_to_gfn(b->scratch),
+		.dest.domid = DOMID_SELF,
+		.dest.offset = 0,
+		.len = len,
+		.flags = GNTCOPY_source_gref,
+	};
+	const u8 *p = page_address(b->scratch);
+	unsigned int i;
+
+	gnttab_batch_copy(&op, 1);
+	if (op.status != GNTST_okay)
+		return -EIO;
+	*nonzero = 0;
+	for (i = 0; i < len; i++)
+		*nonzero += p[i] != 0;
+	return 0;
+}
+
+static s16 hb_serve(struct hs_back *b, const struct blkif_request *r)
+{
+	unsigned int i, n = r->u.rw.nr_segments, nz;
+
+	if (r->operation == BLKIF_OP_WRITE) {
+		b->writes++;
+		return BLKIF_RSP_OKAY;
+	}
+	if (r->operation != BLKIF_OP_READ)
+		return BLKIF_RSP_OKAY;	/* flush and the like: nothing to do */
+	b->reads++;
+	if (n > BLKIF_MAX_SEGMENTS_PER_REQUEST)
+		return BLKIF_RSP_ERROR;
+	for (i = 0; i < n; i++) {
+		const struct blkif_request_segment *s = &r->u.rw.seg[i];
+
+		if (s->last_sect > 7 || s->first_sect > s->last_sect)
+			return BLKIF_RSP_ERROR;
+		b->segs++;
+		if (hb_look(b, s->gref, s->first_sect * 512,
+			    (s->last_sect - s->first_sect + 1) * 512, &nz)) {
+			b->copy_errors++;
+			continue;
+		}
+		b->stale_segs += nz != 0;
+		b->stale_bytes += nz;
+	}
+	return BLKIF_RSP_OKAY;	/* and no data: the guest reads what was there */
+}
+
+static void hb_take(struct hs_back *b)
+{
+	RING_IDX rp, rc;
+	struct blkif_request r;
+	struct blkif_response *rsp;
+	int notify, more;
+
+	do {
+		rp = READ_ONCE(b->back.sring->req_prod);
+		virt_rmb();
+		if (rp - b->back.req_cons > RING_SIZE(&b->back))
+			return;		/* not our subject here */
+		for (rc = b->back.req_cons; rc != rp; rc++) {
+			memcpy(&r, RING_GET_REQUEST(&b->back, rc), sizeof(r));
+			rsp = RING_GET_RESPONSE(&b->back, b->back.rsp_prod_pvt);
+			rsp->id = r.u.rw.id;
+			rsp->operation = r.operation;
+			rsp->status = hb_serve(b, &r);
+			b->back.rsp_prod_pvt++;
+		}
+		b->back.req_cons = rc;
+		RING_PUSH_RESPONSES_AND_CHECK_NOTIFY(&b->back, notify);
+		if (notify)
+			notify_remote_via_irq(b->irq);
+		RING_FINAL_CHECK_FOR_REQUESTS(&b->back, more);
+	} while (more && !kthread_should_stop());
+}
+
+static int hb_thread(void *arg)
+{
+	struct hs_back *b = arg;
+
+	while (!kthread_should_stop()) {
+		wait_event_interruptible_timeout(b->wq,
+			atomic_read(&b->events) || kthread_should_stop(), HZ);
+		if (atomic_xchg(&b->events, 0)) {
+			hb_take(b);
+			xen_irq_lateeoi(b->irq, 0);
+		}
+		cond_resched();
+	}
+	return 0;
+}
+
+/* Nothing serves the ring any more (it may stay mapped). */
+static void hb_quiesce(struct hs_back *b)
+{
+	if (b->thread) {
+		kthread_stop(b->thread);
+		b->thread = NULL;
+	}
+	if (b->irq > 0)
+		unbind_from_irqhandler(b->irq, b);
+	b->irq = 0;
+}
+
+/* Undo any prefix of hb_connect(); may run twice. */
+static void hb_disconnect(struct hs_back *b)
+{
+	hb_quiesce(b);
+	if (b->ring_addr)
+		xenbus_unmap_ring_vfree(b->xdev, b->ring_addr);
+	b->ring_addr = NULL;
+	if (b->connected)
+		hs_report("run=%u case=%s reads=%llu writes=%llu segs=%llu stale_segs=%llu stale_bytes=%llu copy_errors=%llu changed=%llu changed_bytes=%llu",
+			  b->run, hb_cases[b->keep], b->reads, b->writes,
+			  b->segs, b->stale_segs, b->stale_bytes,
+			  b->copy_errors, b->changed, b->changed_bytes);
+	b->connected = false;
+	kfree(b->snap);
+	b->snap = NULL;
+}
+
+/*
+ * Is the page still the ring we served? Its indexes must be where we left
+ * them (the frontend may have freed and reused it before we looked).
+ */
+static bool hb_ring_intact(struct hs_back *b)
+{
+	const struct blkif_sring *sr = b->back.sring;
+
+	return READ_ONCE(sr->req_prod) == b->back.req_cons &&
+	       READ_ONCE(sr->rsp_prod) == b->back.rsp_prod_pvt;
+}
+
+/* ring_keep: has the page we still map been given new contents? */
+static void hb_watch(struct work_struct *w)
+{
+	struct hs_back *b = container_of(to_delayed_work(w), struct hs_back,
+					 watch);
+	const u8 *now = b->ring_addr;
+	unsigned int i, diff = 0;
+
+	for (i = 0; i < XEN_PAGE_SIZE; i++)
+		diff += now[i] != b->snap[i];
+	b->changed += diff || !hb_ring_intact(b);
+	b->changed_bytes = max_t(u64, b->changed_bytes, diff);
+	if (++b->rounds < HB_KEEP_ROUNDS) {
+		schedule_delayed_work(&b->watch, HZ / 2);
+		return;
+	}
+	hb_disconnect(b);
+	xenbus_switch_state(b->xdev, XenbusStateClosed);
+}
+
+/* ring_keep: the frontend closed; hold on to its ring page and watch. */
+static bool hb_keep(struct hs_back *b)
+{
+	if (!b->keep || !b->connected || b->keeping)
+		return b->keeping;
+	hb_quiesce(b);
+	b->snap = kmemdup(b->ring_addr, XEN_PAGE_SIZE, GFP_KERNEL);
+	if (!b->snap)
+		return false;
+	b->keeping = true;
+	schedule_delayed_work(&b->watch, HZ / 2);
+	return true;
+}
+
+static int hb_connect(struct hs_back *b)
+{
+	struct xenbus_device *xdev = b->xdev;
+	unsigned int ref, evtchn;
+	int err;
+
+	if (xenbus_scanf(XBT_NIL, xdev->otherend, "ring-ref", "%u", &ref) != 1 ||
+	    xenbus_scanf(XBT_NIL, xdev->otherend, "event-channel", "%u",
+			 &evtchn) != 1)
+		return -EINVAL;
+	err = xenbus_map_ring_valloc(xdev, &ref, 1, &b->ring_addr);
+	if (err)
+		return err;
+	BACK_RING_INIT(&b->back, (struct blkif_sring *)b->ring_addr,
+		       XEN_PAGE_SIZE);
+	err = bind_interdomain_evtchn_to_irqhandler_lateeoi(xdev, evtchn,
+		hb_interrupt, 0, "xfab-hostile-vbdback", b);
+	if (err < 0)
+		return err;
+	b->irq = err;
+	atomic_set(&b->events, 1);	/* look once: a kick before bind is lost */
+	b->thread = kthread_run(hb_thread, b, "xfab-hostile-back");
+	if (IS_ERR(b->thread)) {
+		err = PTR_ERR(b->thread);
+		b->thread = NULL;
+		return err;
+	}
+	b->connected = true;
+	b->run = hs_next_run();
+	return xenbus_printf(XBT_NIL, xdev->nodename, "sectors", "%u",
+			     HB_SECTORS) ?:
+	       xenbus_printf(XBT_NIL, xdev->nodename, "info", "%u", 0) ?:
+	       xenbus_printf(XBT_NIL, xdev->nodename, "sector-size", "%u", 512);
+}
+
+static void hb_frontend_changed(struct xenbus_device *xdev,
+				enum xenbus_state state)
+{
+	struct hs_back *b = dev_get_drvdata(&xdev->dev);
+	int err;
+
+	switch (state) {
+	case XenbusStateInitialised:
+	case XenbusStateConnected:
+		if (b->connected || xdev->state == XenbusStateConnected)
+			break;
+		err = hb_connect(b);
+		if (err) {
+			hb_disconnect(b);
+			xenbus_dev_fatal(xdev, err, "hostile vbd backend connect");
+			break;
+		}
+		xenbus_switch_state(xdev, XenbusStateConnected);
+		break;
+	case XenbusStateClosing:
+		if (hb_keep(b))
+			break;		/* hb_watch() closes */
+		hb_disconnect(b);
+		xenbus_switch_state(xdev, XenbusStateClosing);
+		break;
+	case XenbusStateClosed:
+		if (hb_keep(b))
+			break;
+		hb_disconnect(b);
+		xenbus_switch_state(xdev, XenbusStateClosed);
+		if (!xenbus_dev_is_online(xdev))
+			device_unregister(&xdev->dev);
+		break;
+	case XenbusStateUnknown:
+		cancel_delayed_work_sync(&b->watch);
+		hb_disconnect(b);
+		device_unregister(&xdev->dev);
+		break;
+	default:
+		break;
+	}
+}
+
+static int hb_probe(struct xenbus_device *xdev,
+		    const struct xenbus_device_id *id)
+{
+	struct hs_back *b = kzalloc(sizeof(*b), GFP_KERNEL);
+
+	if (!b)
+		return -ENOMEM;
+	b->xdev = xdev;
+	b->keep = sysfs_streq(hs_vbdback_case, hb_cases[1]);
+	INIT_DELAYED_WORK(&b->watch, hb_watch);
+	init_waitqueue_head(&b->wq);
+	b->scratch = alloc_page(GFP_KERNEL);
+	if (!b->scratch) {
+		kfree(b);
+		return -ENOMEM;
+	}
+	dev_set_drvdata(&xdev->dev, b);
+	xenbus_switch_state(xdev, XenbusStateInitWait);
+	return 0;
+}
+
+static void hb_remove(struct xenbus_device *xdev)
+{
+	struct hs_back *b = dev_get_drvdata(&xdev->dev);
+
+	cancel_delayed_work_sync(&b->watch);
+	hb_disconnect(b);
+	__free_page(b->scratch);
+	kfree(b);
+	dev_set_drvdata(&xdev->dev, NULL);
+}
+
+static const struct xenbus_device_id hb_ids[] = {
+	{ "vbd" },
+	{ "" }
+};
+
+static struct xenbus_driver hb_driver = {
+	.name = "xfab-hostile-vbdback",
+	.ids = hb_ids,
+	.probe = hb_probe,
+	.remove = hb_remove,
+	.otherend_changed = hb_frontend_changed,
+};
+
+int hs_vbdback_register(void)
+{
+	return xenbus_register_backend(&hb_driver);
+}
+
+void hs_vbdback_unregister(void)
+{
+	xenbus_unregister_driver(&hb_driver);
+}
