@@ -299,7 +299,8 @@ static void bb_refused(struct xfab_bb_ring *ring)
 				 (u64)READ_ONCE(xfab_bb_refuse_rate) *
 				 XFAB_BB_REFUSE_COST, USEC_PER_SEC, now);
 	wait = xfab_credit_take(&ring->refuse, XFAB_BB_REFUSE_COST, now);
-	if (!wait)
+	/* once stopped, the rest of the pass must not sleep again */
+	if (!wait || kthread_should_stop())
 		return;
 	ring->st.refuse_waits++;
 	bb_push(ring);
