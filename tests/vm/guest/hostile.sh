@@ -10,6 +10,35 @@ HS_SECS=${HS_SECS:-5}
 # minutes for 050 and 051 together); make check-full all of them.
 HOSTILE_FULL=${HOSTILE_FULL:-}
 
+# Verdicts by "driver.case" for the log's table, and the xfab driver's
+# bad verdicts (the scenario fails with them).
+declare -A TABLE
+bad=""
+
+# hostile_record DRIVER CASE VERDICT: log and keep a verdict ("ok ..."
+# or "bad ..."), send it as the figure run.py's hostile table is built
+# from, and remember it if an xfab driver answered badly.
+hostile_record() {
+	log "$1 $2: $3"
+	TABLE[$1.$2]=$3
+	figure "hostile.$1.$2.verdict" "$3"
+	case $1 in
+	xfab_*) [ "${3%% *}" = ok ] || bad="$bad $2:${3#bad}" ;;
+	esac
+}
+
+# hostile_table STOCK XFAB CASES...: the verdicts as a markdown table in
+# the log (each case once, "-" where a driver did not run it).
+hostile_table() {
+	local stock=$1 xfab=$2 c
+	shift 2
+	log "| case | $stock | $xfab |"
+	log "|---|---|---|"
+	for c in $(echo "$@" | tr ' ' '\n' | awk '!seen[$0]++'); do
+		log "| $c | ${TABLE[$stock.$c]:--} | ${TABLE[$xfab.$c]:--} |"
+	done
+}
+
 # hostile_cases FULL-LIST SUBSET: the cases this run goes through.
 hostile_cases() {
 	if [ -n "$HOSTILE_FULL" ]; then echo "$1"; else echo "$2"; fi

@@ -28,8 +28,6 @@ CASES=$(hostile_cases "valid no_rx tx_bad_gref tx_zero_frag tx_cross_page tx_slo
 # rx_drain_timeout_msecs, is fixed at load); check-full: both, defaults
 BACKENDS="xfab_netback"
 [ -n "$HOSTILE_FULL" ] && BACKENDS="xen-netback xfab_netback"
-declare -A TABLE
-bad=""
 
 domu_start h1 --novif --mods xfab_hostile
 for be in $BACKENDS; do
@@ -40,22 +38,14 @@ for be in $BACKENDS; do
 	fi
 	for c in $CASES; do
 		hostile_vif $be $c
-		v=$(hostile_vjudge $be $c)
-		log "$be $c: $v"
-		TABLE[$be.$c]=$v
-		figure "hostile.$be.$c.verdict" "$v"
+		hostile_record $be $c "$(hostile_vjudge $be $c)"
 		figure "hostile.$be.$c.answered" "${HS[answered]}"
 		[ $c = no_rx ] && figure "hostile.$be.no_rx.rx_after" "${HS[rx_after]}" &&
 			figure "hostile.$be.no_rx.dom0_sent" "${HB[dom0_sent]}"
-		[ $be = xfab_netback ] && [ "${v%% *}" != ok ] && bad="$bad $c:${v#bad}"
 	done
 done
 
-log "| case | xen-netback | xfab_netback |"
-log "|---|---|---|"
-for c in $(echo $CASES | tr ' ' '\n' | awk '!seen[$0]++'); do
-	log "| $c | ${TABLE[xen-netback.$c]:--} | ${TABLE[xfab_netback.$c]} |"
-done
+hostile_table xen-netback xfab_netback $CASES
 echo 10 >/sys/module/xfab_netback/parameters/rx_stall_secs
 domu_destroy h1 >/dev/null
 [ -z "$bad" ] || fail "xfab_netback:$bad"

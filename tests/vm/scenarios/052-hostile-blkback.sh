@@ -27,8 +27,6 @@
 . /xfab/guest/blk.sh
 . /xfab/guest/hostile.sh
 
-declare -A TABLE
-bad=""
 CHURN="dd if=/dev/urandom of=/tmp/churn bs=1M count=64 2>/dev/null; rm /tmp/churn"
 # ring_keep: two processes that fork and exec for about 10 s: page
 # tables and kernel stacks are unmovable kernel allocations, the kind a
@@ -87,20 +85,13 @@ for fe in $FRONTENDS; do
 	domu_must b1 120 "$CHURN" >/dev/null || exit $?
 	for c in $(hostile_cases "stale_read ring_keep" stale_read); do
 		hostile_back $fe $c
-		v=$(hostile_back_judge $c)
-		TABLE[$fe.$c]=$v
-		figure "hostile.$fe.$c.verdict" "$v"
-		[ $fe = xfab_blkfront ] && [ "${v%% *}" != ok ] && bad="$bad $c: ${v#bad }"
+		hostile_record $fe $c "$(hostile_back_judge $c)"
 	done
 	domu_destroy b1 >/dev/null
 	wait_for 30 sh -c "! xl list b1" || fail "b1 still there after destroy"
 done
 must rmmod xfab_hostile
 rm -f /etc/modprobe.d/xfab-test-xen-blkback.conf
-log "| case | xen-blkfront | xfab_blkfront |"
-log "|---|---|---|"
-for c in $(hostile_cases "stale_read ring_keep" stale_read); do
-	log "| $c | ${TABLE[xen-blkfront.$c]:--} | ${TABLE[xfab_blkfront.$c]:--} |"
-done
+hostile_table xen-blkfront xfab_blkfront $(hostile_cases "stale_read ring_keep" stale_read)
 [ -z "$bad" ] || fail "xfab_blkfront:$bad"
 pass "hostile blkback: xfab_blkfront showed the backend no old data ($(hostile_cases "stale_read, ring_keep" stale_read)); xen-blkfront: ${TABLE[xen-blkfront.stale_read]:-not run}"
