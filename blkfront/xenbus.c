@@ -175,31 +175,6 @@ static int bf_keys(struct xenbus_transaction t, void *arg)
 	return err;
 }
 
-/*
- * xfab-trust in our own directory, written by the toolstack: "relaxed"
- * lets us expose the pages we write from; "strict" or no key keeps the
- * pool. Only we and the toolstack can write there, never the backend's
- * domain (which could otherwise grant itself our memory). Anything else
- * is a typo to report, and means strict.
- */
-static bool fe_relaxed(struct xfab_bf_info *info)
-{
-	char *v;
-	bool relaxed = false;
-
-	v = xenbus_read(XBT_NIL, info->xdev->nodename, "xfab-trust", NULL);
-	if (IS_ERR(v))
-		return false;
-	if (!strcmp(v, "relaxed"))
-		relaxed = true;
-	else if (strcmp(v, "strict"))
-		dev_warn(&info->xdev->dev,
-			 "%s/xfab-trust is \"%s\": expected \"relaxed\" or \"strict\"; using strict\n",
-			 info->xdev->nodename, v);
-	kfree(v);
-	return relaxed;
-}
-
 /* What the backend offers before we build rings (its probe-time keys). */
 static void be_offer(struct xfab_bf_info *info)
 {
@@ -215,7 +190,7 @@ static void be_offer(struct xfab_bf_info *info)
 	/* docs/protocol.md: xfab_blkback, and the toolstack's trust choice */
 	f->xfab = xenbus_read_unsigned(be, "feature-xfab-blk", 0) == 1;
 	f->ro_max = xenbus_read_unsigned(be, "xfab-ro-grants-max", 0);
-	f->relaxed = fe_relaxed(info);
+	f->relaxed = xfab_xs_relaxed(info->xdev);
 }
 
 /*
