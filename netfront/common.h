@@ -9,6 +9,12 @@
  *   teardown, both under rtnl. Anything that may run outside rtnl (stats
  *   readers) only ever touches info->stats, never a queue.
  *
+ * TX trust: by default every packet is copied into the queue's bounce
+ * pool (one zeroed page per TX id, granted read-only once at connect and
+ * kept), so a backend sees the bytes we send and nothing that shares a
+ * page with them (CVE-2022-33741 class). Only when the toolstack wrote
+ * xfab-trust=relaxed (and not trusted=0) are skb pages granted in place.
+ *
  * Locking: the TX ring (producer and completion side), its ids and the
  * TX counters are under queue->tx_lock. The RX ring and RX counters
  * belong to the queue's NAPI poll alone (the connect-time fill runs
@@ -66,6 +72,9 @@ enum xfab_nf_tx_stat {
 	XFAB_NF_TX_FATAL_BAD_ID,
 	XFAB_NF_TX_FATAL_DUP_ID,
 	XFAB_NF_TX_FATAL_GRANT_BUSY,
+	XFAB_NF_TX_BOUNCED,
+	XFAB_NF_TX_BOUNCE_BYTES,
+	XFAB_NF_TX_FATAL_NULL,
 	XFAB_NF_TX_NR
 };
 
@@ -99,7 +108,12 @@ struct xfab_nf_stats {
 	atomic64_t spurious_irqs;
 };
 
-/* One TX ring slot in flight, indexed by its request id. */
+/*
+ * One TX ring slot, indexed by its request id. In place: skb, page and
+ * gref are set while the id is in flight. Bounce: page and gref are the
+ * id's pool page and its read-only grant, from connect to teardown; skb
+ * stays NULL (the data was copied).
+ */
 struct xfab_nf_tx_buf {
 	struct sk_buff *skb;	/* holds one skb reference per slot */
 	struct page *page;	/* the page granted in this slot */
@@ -126,6 +140,8 @@ struct xfab_nf_queue {
 	grant_ref_t tx_gref_head;	/* private pool: one per ring slot */
 	bool tx_gref_pool;
 	xfab_idx_t tx_pushed;		/* req_prod as we last published it */
+	bool tx_bounce;			/* copy into the pool (info->bounce) */
+	u32 tx_extras;			/* extra slots not answered yet */
 	evtchn_port_t tx_evtchn;
 	int tx_irq;
 	struct xfab_ids tx_ids;
@@ -171,12 +187,14 @@ struct xfab_nf_info {
 	unsigned int num_queues;
 	unsigned long flags;
 	struct xfab_nf_backend be;
+	bool bounce;			/* TX copies: set at each connect */
 	struct xfab_nf_stats *stats;	/* netdev->num_tx_queues entries */
 	struct dentry *dbg_dir;
 };
 
 /* netdev.c */
 extern unsigned int xfab_nf_max_queues;
+extern bool xfab_nf_allow_relaxed;
 int xfab_nf_netdev_create(struct xenbus_device *dev, const u8 *mac,
 			  struct xfab_nf_info **out);
 void xfab_nf_netdev_destroy(struct xfab_nf_info *info);
@@ -199,6 +217,7 @@ netdev_tx_t xfab_nf_start_xmit(struct sk_buff *skb, struct net_device *dev);
 void xfab_nf_tx_complete(struct xfab_nf_queue *q);
 bool xfab_nf_tx_pending(struct xfab_nf_queue *q);
 void xfab_nf_tx_release(struct xfab_nf_queue *q);
+int xfab_nf_tx_pool_create(struct xfab_nf_queue *q);
 
 /* rx.c */
 int xfab_nf_poll(struct napi_struct *napi, int budget);

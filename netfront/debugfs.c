@@ -33,7 +33,10 @@ static int nf_queue_show(struct seq_file *m, void *v)
 		nf_dump_ring(m, "tx", q->tx.req_prod_pvt, q->tx.rsp_cons,
 			     READ_ONCE(txs->req_prod), READ_ONCE(txs->rsp_prod),
 			     READ_ONCE(txs->req_event), READ_ONCE(txs->rsp_event));
-		seq_printf(m, "tx: ids in flight %u\n", q->tx_ids.in_flight);
+		seq_printf(m, "tx: ids in flight %u, %s, extras unanswered %u\n",
+			   q->tx_ids.in_flight,
+			   q->tx_bounce ? "bounce pool" : "granted in place",
+			   q->tx_extras);
 		spin_unlock_bh(&q->tx_lock);
 	}
 	/* RX indices belong to NAPI: a racy but harmless snapshot */

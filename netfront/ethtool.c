@@ -26,6 +26,9 @@ static const char *const nf_tx_names[XFAB_NF_TX_NR] = {
 	[XFAB_NF_TX_FATAL_BAD_ID] = "tx_fatal_bad_id",
 	[XFAB_NF_TX_FATAL_DUP_ID] = "tx_fatal_dup_id",
 	[XFAB_NF_TX_FATAL_GRANT_BUSY] = "tx_fatal_grant_busy",
+	[XFAB_NF_TX_BOUNCED] = "tx_bounced",
+	[XFAB_NF_TX_BOUNCE_BYTES] = "tx_bounce_bytes",
+	[XFAB_NF_TX_FATAL_NULL] = "tx_fatal_null",
 };
 
 static const char *const nf_rx_names[XFAB_NF_RX_NR] = {

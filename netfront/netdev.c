@@ -23,6 +23,16 @@ module_param_named(max_queues, xfab_nf_max_queues, uint, 0644);
 MODULE_PARM_DESC(max_queues, "Maximum queues per vif (0: one per online CPU)");
 
 /*
+ * Honour the toolstack's xfab-trust=relaxed for TX: grant skb pages in
+ * place instead of copying them into the bounce pool. Off keeps this
+ * guest copying whatever the toolstack says, for a guest that does not
+ * want to rely on its toolstack's choice of backend.
+ */
+bool xfab_nf_allow_relaxed = true;
+module_param_named(allow_relaxed, xfab_nf_allow_relaxed, bool, 0444);
+MODULE_PARM_DESC(allow_relaxed, "Let the toolstack's xfab-trust=relaxed grant skb pages to the backend in place (default on)");
+
+/*
  * The device cannot be trusted any more: stop everything that would look
  * at its rings again, until the next connect builds new ones. Safe from
  * any context (NAPI, xmit, process); pages the backend may still access

@@ -101,6 +101,11 @@ static int nf_rings(struct xfab_nf_queue *q)
 	if (err)
 		return err;
 	q->tx_gref_pool = true;
+	if (q->info->bounce) {
+		err = xfab_nf_tx_pool_create(q);
+		if (err)
+			return err;
+	}
 	err = gnttab_alloc_grant_references(XFAB_NF_RX_RING_SIZE,
 					    &q->rx_gref_head);
 	if (err)

@@ -2,11 +2,19 @@
 /*
  * xfab_netfront TX: skbs to ring requests, completions back.
  *
- * Every piece of a packet (the linear part and each fragment, cut at 4 KiB
- * Xen page boundaries) is granted read-only to the backend in a slot of
- * its own, with an id from the queue's xfab_ids. Each slot holds its own
- * skb reference, so the skb goes away with the last slot the backend
+ * Default trust: each packet is copied into the queue's bounce pool, in
+ * slots of up to 4 KiB at offset 0 of the pool page of the slot's id. The
+ * pool pages were zeroed and granted read-only once, at connect, so a
+ * slot costs no grant operation, the skb goes at once, and what the
+ * backend can read of a page is what we sent it there.
+ *
+ * Relaxed trust: every piece of a packet (the linear part and each
+ * fragment, cut at 4 KiB Xen page boundaries) is granted read-only to the
+ * backend in place, in a slot of its own. Each slot holds its own skb
+ * reference, so the skb goes away with the last slot the backend
  * answers, whatever order it answers them in.
+ *
+ * Ids come from the queue's xfab_ids in both modes.
  */
 #include <linux/skbuff.h>
 #include <linux/mm.h>
@@ -64,12 +72,38 @@ static unsigned int nf_skb_slots(struct sk_buff *skb)
 	return n;
 }
 
-/* One data slot: bytes that lie within one Xen page. */
+/* Post one data slot under id (the extra-info record after the first). */
+static void nf_tx_req(struct xfab_nf_tx_ctx *c, u16 id, grant_ref_t ref,
+		      unsigned int off, unsigned int len)
+{
+	struct xfab_nf_queue *q = c->q;
+	struct xen_netif_tx_request *req;
+
+	req = RING_GET_REQUEST(&q->tx, q->tx.req_prod_pvt++);
+	req->id = id;
+	req->gref = ref;
+	req->offset = off;
+	req->size = len;
+	req->flags = 0;
+	if (c->prev)
+		c->prev->flags |= XEN_NETTXF_more_data;
+	c->prev = req;
+	if (c->first)
+		return;
+	c->first = req;
+	if (c->gso.type) {
+		*(struct xen_netif_extra_info *)
+			RING_GET_REQUEST(&q->tx, q->tx.req_prod_pvt++) = c->gso;
+		req->flags |= XEN_NETTXF_extra_info;
+		q->tx_extras++;		/* answered by an RSP_NULL */
+	}
+}
+
+/* Relaxed trust: grant bytes that lie within one Xen page where they are. */
 static void nf_tx_slot(struct xfab_nf_tx_ctx *c, struct page *page,
 		       unsigned int off, unsigned int len)
 {
 	struct xfab_nf_queue *q = c->q;
-	struct xen_netif_tx_request *req;
 	struct xfab_nf_tx_buf *buf;
 	unsigned long gfn;
 	int id, ref;
@@ -87,25 +121,30 @@ static void nf_tx_slot(struct xfab_nf_tx_ctx *c, struct page *page,
 	buf->skb = skb_get(c->skb);
 	buf->page = page;
 	buf->gref = ref;
+	nf_tx_req(c, id, ref, off & (XEN_PAGE_SIZE - 1), len);
+}
 
-	req = RING_GET_REQUEST(&q->tx, q->tx.req_prod_pvt++);
-	req->id = id;
-	req->gref = ref;
-	req->offset = off & (XEN_PAGE_SIZE - 1);
-	req->size = len;
-	req->flags = 0;
-	if (c->prev)
-		c->prev->flags |= XEN_NETTXF_more_data;
-	c->prev = req;
-	if (c->first)
-		return;
-	/* the extra-info record goes right after the first slot */
-	c->first = req;
-	if (c->gso.type) {
-		*(struct xen_netif_extra_info *)
-			RING_GET_REQUEST(&q->tx, q->tx.req_prod_pvt++) = c->gso;
-		req->flags |= XEN_NETTXF_extra_info;
+/*
+ * Default trust: copy the packet into pool pages, up to 4 KiB a slot.
+ * Room was checked, so every id has its pool page.
+ */
+static void nf_tx_bounce(struct xfab_nf_tx_ctx *c)
+{
+	struct xfab_nf_queue *q = c->q;
+	struct sk_buff *skb = c->skb;
+	unsigned int done, len;
+
+	for (done = 0; done < skb->len; done += len) {
+		int id = xfab_ids_get(&q->tx_ids);
+		struct xfab_nf_tx_buf *buf = &q->tx_buf[id];
+
+		len = min_t(unsigned int, skb->len - done, XEN_PAGE_SIZE);
+		/* within skb->len, so it cannot fail */
+		(void)skb_copy_bits(skb, done, page_address(buf->page), len);
+		nf_tx_req(c, id, buf->gref, 0, len);
 	}
+	xfab_nf_tx_add(q, XFAB_NF_TX_BOUNCED, 1);
+	xfab_nf_tx_add(q, XFAB_NF_TX_BOUNCE_BYTES, skb->len);
 }
 
 static void nf_tx_range(struct xfab_nf_tx_ctx *c, struct page *page,
@@ -126,6 +165,10 @@ static void nf_tx_queue_skb(struct xfab_nf_tx_ctx *c)
 	struct sk_buff *skb = c->skb;
 	unsigned int i;
 
+	if (c->q->tx_bounce) {
+		nf_tx_bounce(c);
+		goto first;
+	}
 	nf_tx_range(c, virt_to_page(skb->data), offset_in_page(skb->data),
 		    skb_headlen(skb));
 	for (i = 0; i < skb_shinfo(skb)->nr_frags; i++) {
@@ -134,6 +177,7 @@ static void nf_tx_queue_skb(struct xfab_nf_tx_ctx *c)
 		nf_tx_range(c, skb_frag_page(f), skb_frag_off(f),
 			    skb_frag_size(f));
 	}
+first:
 	/* the first slot's size is the whole packet's */
 	c->first->size = skb->len;
 	if (skb->ip_summed == CHECKSUM_PARTIAL)
@@ -188,6 +232,9 @@ static int nf_tx_prepare(struct xfab_nf_queue *q, struct sk_buff *skb)
 	/* a first slot that is empty is a zero-length slot to the backend */
 	if (!pskb_may_pull(skb, ETH_HLEN))
 		return -XFAB_NF_TX_DROP_BAD_SKB;
+	/* 64 KiB in 4 KiB slots: 16, within the protocol's floor */
+	if (q->tx_bounce)
+		return DIV_ROUND_UP(skb->len, XEN_PAGE_SIZE);
 	slots = nf_skb_slots(skb);
 	if (slots <= XFAB_NF_TX_MAX_SLOTS)
 		return slots;
@@ -262,6 +309,22 @@ netdev_tx_t xfab_nf_start_xmit(struct sk_buff *skb, struct net_device *dev)
 }
 
 /*
+ * RSP_NULL answers an extra-info slot, which has no id. A backend that
+ * answered a data slot with it would keep that slot's id (in place, its
+ * grant and skb too) forever: more NULLs than extras posted is hostile.
+ */
+static int nf_tx_null(struct xfab_nf_queue *q)
+{
+	if (q->tx_extras) {
+		q->tx_extras--;
+		return 0;
+	}
+	xfab_nf_tx_add(q, XFAB_NF_TX_FATAL_NULL, 1);
+	xfab_nf_disable(q->info, "tx data slot answered RSP_NULL");
+	return -EIO;
+}
+
+/*
  * One response, already copied. Returns 0, or -EIO when the backend
  * proved hostile (the vif is disabled by then).
  */
@@ -271,9 +334,8 @@ static int nf_tx_done(struct xfab_nf_queue *q,
 	struct xfab_nf_tx_buf *buf;
 	u16 id = rsp->id;
 
-	/* the answer to an extra-info slot: it had no id */
 	if (rsp->status == XEN_NETIF_RSP_NULL)
-		return 0;
+		return nf_tx_null(q);
 	if (!xfab_ids_busy(&q->tx_ids, id)) {
 		/* put() on an id that is not busy only classifies it */
 		int err = xfab_ids_put(&q->tx_ids, id);
@@ -282,6 +344,13 @@ static int nf_tx_done(struct xfab_nf_queue *q,
 			       XFAB_NF_TX_FATAL_DUP_ID, 1);
 		xfab_nf_disable(q->info, "tx response id");
 		return -EIO;
+	}
+	if (rsp->status != XEN_NETIF_RSP_OKAY)
+		xfab_nf_tx_add(q, XFAB_NF_TX_RSP_ERRORS, 1);
+	if (q->tx_bounce) {
+		/* the pool page stays granted: we only write it again */
+		xfab_ids_put(&q->tx_ids, id);
+		return 0;
 	}
 	buf = &q->tx_buf[id];
 	if (!gnttab_end_foreign_access_ref(buf->gref)) {
@@ -297,8 +366,6 @@ static int nf_tx_done(struct xfab_nf_queue *q,
 	gnttab_release_grant_reference(&q->tx_gref_head, buf->gref);
 	xfab_nf_tx_add(q, XFAB_NF_TX_GRANTS_ENDED, 1);
 	xfab_ids_put(&q->tx_ids, id);
-	if (rsp->status != XEN_NETIF_RSP_OKAY)
-		xfab_nf_tx_add(q, XFAB_NF_TX_RSP_ERRORS, 1);
 	dev_consume_skb_any(buf->skb);
 	buf->skb = NULL;
 	buf->page = NULL;
@@ -361,9 +428,37 @@ bool xfab_nf_tx_pending(struct xfab_nf_queue *q)
 }
 
 /*
+ * Default trust, at connect: a zeroed page per id, granted read-only for
+ * as long as the rings live (a backend may read the whole page, never
+ * more than what we sent it). Teardown undoes any prefix.
+ */
+int xfab_nf_tx_pool_create(struct xfab_nf_queue *q)
+{
+	domid_t be = q->info->xbdev->otherend_id;
+	unsigned int id;
+
+	for (id = 0; id < XFAB_NF_TX_RING_SIZE; id++) {
+		struct xfab_nf_tx_buf *buf = &q->tx_buf[id];
+		struct page *pg = alloc_page(GFP_NOIO | __GFP_ZERO);
+
+		if (!pg)
+			return -ENOMEM;
+		/* the private pool has one reference per id */
+		buf->gref = gnttab_claim_grant_reference(&q->tx_gref_head);
+		buf->page = pg;
+		gnttab_grant_foreign_access_ref(buf->gref, be,
+						xen_page_to_gfn(pg), 1);
+	}
+	xfab_nf_tx_add(q, XFAB_NF_TX_GRANTS, XFAB_NF_TX_RING_SIZE);
+	q->tx_bounce = true;
+	return 0;
+}
+
+/*
  * Teardown, with NAPI and xmit stopped: give back every slot still in
- * flight. A grant the backend still holds keeps its page: the grant code
- * takes a reference and frees the page only once the backend let go.
+ * flight and the bounce pool. A grant the backend still holds keeps its
+ * page: the grant code frees the page only once the backend let go (for
+ * an skb's page it takes a reference of its own first).
  */
 void xfab_nf_tx_release(struct xfab_nf_queue *q)
 {
@@ -372,12 +467,15 @@ void xfab_nf_tx_release(struct xfab_nf_queue *q)
 	for (id = 0; id < XFAB_NF_TX_RING_SIZE; id++) {
 		struct xfab_nf_tx_buf *buf = &q->tx_buf[id];
 
-		if (!xfab_ids_busy(&q->tx_ids, id) || !buf->skb)
+		if (xfab_ids_busy(&q->tx_ids, id))
+			xfab_ids_put(&q->tx_ids, id);
+		if (!buf->page)
 			continue;
-		get_page(buf->page);
+		if (buf->skb)
+			get_page(buf->page);
 		gnttab_end_foreign_access(buf->gref, buf->page);
-		xfab_ids_put(&q->tx_ids, id);
-		dev_kfree_skb_any(buf->skb);
+		if (buf->skb)
+			dev_kfree_skb_any(buf->skb);
 		buf->skb = NULL;
 		buf->page = NULL;
 	}

@@ -22,6 +22,7 @@
 #include <linux/slab.h>
 #include <xen/events.h>
 #include "common.h"
+#include "xfab_xs.h"
 
 /* Keys we write once per connect, all "1". */
 static const char *const nf_front_features[] = {
@@ -184,6 +185,20 @@ again:
 	return err;
 }
 
+/*
+ * Copy TX into the bounce pool unless the toolstack relaxed trust for
+ * this vif (xfab-trust=relaxed) and did not mark it untrusted (xl's
+ * "untrusted" writes trusted=0). xl writes trusted=1 for every vif it is
+ * not told otherwise about, so trusted=1 alone decides nothing.
+ */
+static bool nf_want_bounce(struct xenbus_device *dev)
+{
+	if (!xfab_nf_allow_relaxed ||
+	    !xenbus_read_unsigned(dev->nodename, "trusted", 1))
+		return true;
+	return !xfab_xs_relaxed(dev);
+}
+
 /* Rings up, keys written, NAPI on. Any failure leaves nothing behind. */
 static int xfab_nf_connect(struct xfab_nf_info *info)
 {
@@ -191,6 +206,7 @@ static int xfab_nf_connect(struct xfab_nf_info *info)
 	struct net_device *nd = info->netdev;
 	struct xfab_nf_backend be;
 	unsigned int i;
+	bool bounce;
 	int err;
 
 	if (!xenbus_read_unsigned(dev->otherend, "feature-rx-copy", 0)) {
@@ -199,10 +215,12 @@ static int xfab_nf_connect(struct xfab_nf_info *info)
 		return -EOPNOTSUPP;
 	}
 	nf_read_backend(dev, &be);
+	bounce = nf_want_bounce(dev);
 
 	rtnl_lock();
 	xfab_nf_teardown(info);
 	info->be = be;
+	info->bounce = bounce;
 	clear_bit(XFAB_NF_BROKEN, &info->flags);
 	err = xfab_nf_queues_create(info, nf_num_queues(info));
 	if (err)
@@ -211,6 +229,11 @@ static int xfab_nf_connect(struct xfab_nf_info *info)
 		nf_apply_mtu(info);
 	netdev_update_features(nd);
 	rtnl_unlock();
+	if (!err)
+		netdev_info(nd, "backend %s: %u queues, TX %s\n", dev->otherend,
+			    info->num_queues, bounce ?
+			    "copied into a bounce pool (default trust)" :
+			    "granted in place (relaxed trust)");
 
 	/*
 	 * xenstore may be slow: not under rtnl. The queues stay: connect
