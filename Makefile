@@ -41,6 +41,8 @@ helpers:
 		tests/vm/helpers/xfab-xfer.c -lm
 	$(CC) -O2 -Wall -Wextra -Werror -o $(HELPERS_OUT)/xfab-records \
 		tests/vm/helpers/xfab-records.c
+	$(CC) -O2 -Wall -Wextra -Werror -o $(HELPERS_OUT)/xfab-spray \
+		tests/vm/helpers/xfab-spray.c
 
 build/unit/xfab-unit: $(UNIT_SRC) $(COMMON_SRC) $(wildcard common/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)

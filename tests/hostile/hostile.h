@@ -10,6 +10,8 @@
  *   vif.c   a netif frontend, likewise
  *   vbdback.c  a blkif backend (dom0, backend=1) that reads all it is
  *           granted, to see what a frontend leaks
+ *   vifback.c  a netif backend (dom0, netback=1) that reads whole frames
+ *           behind TX slots, or answers data slots as extra-info ones
  *
  * One case per attached device: the case named in the vbd_case (vif_case)
  * parameter when the device appears is the one it runs, for secs seconds
@@ -21,11 +23,14 @@
 #define XFAB_HOSTILE_H
 
 #include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/atomic.h>
 #include <xen/xenbus.h>
 
 extern char hs_vbd_case[32];
 extern char hs_vif_case[32];
 extern char hs_vbdback_case[32];
+extern char hs_vifback_case[32];
 extern unsigned int hs_secs;
 
 /*
@@ -63,6 +68,31 @@ int hs_front_probe(struct xenbus_device *xdev, const struct hs_front_ops *ops);
 void hs_front_changed(struct xenbus_device *xdev, enum xenbus_state state);
 void hs_front_remove(struct xenbus_device *xdev);
 
+/*
+ * The ring plumbing the hostile backends share (main.c): one ring page
+ * mapped from the frontend, one interdomain channel, and a thread that
+ * calls take() after each event, and once at start (a kick the frontend
+ * sent before we bound the channel is lost).
+ */
+struct hs_bring {
+	struct xenbus_device *xdev;
+	void *addr;			/* the mapped ring page */
+	int irq;
+	struct task_struct *thread;
+	wait_queue_head_t wq;
+	atomic_t events;
+	void (*take)(struct hs_bring *r);
+};
+
+/* Map the ring page (the caller then initialises its ring view). */
+int hs_bring_map(struct hs_bring *r, unsigned int ref);
+/* Bind the channel and start the thread, which looks at the ring at once. */
+int hs_bring_start(struct hs_bring *r, unsigned int port, const char *name);
+/* The thread and the channel go; the page stays mapped. May run twice. */
+void hs_bring_quiesce(struct hs_bring *r);
+/* Quiesce, then unmap. May run twice. */
+void hs_bring_stop(struct hs_bring *r);
+
 /* The number of a new attach, from 1, over both device kinds. */
 unsigned int hs_next_run(void);
 void hs_report(const char *fmt, ...) __printf(1, 2);
@@ -72,5 +102,7 @@ int hs_vif_register(void);
 void hs_vif_unregister(void);
 int hs_vbdback_register(void);
 void hs_vbdback_unregister(void);
+int hs_vifback_register(void);
+void hs_vifback_unregister(void);
 
 #endif /* XFAB_HOSTILE_H */

@@ -8,6 +8,7 @@
 #include <linux/kthread.h>
 #include <linux/slab.h>
 #include <xen/xen.h>
+#include <xen/events.h>
 #include "hostile.h"
 
 /* Which case the next vbd runs; the scenario writes it before attaching. */
@@ -32,6 +33,15 @@ MODULE_PARM_DESC(backend, "Register the hostile vbd backend too (dom0 only; defa
 char hs_vbdback_case[32] = "stale_read";
 module_param_string(vbdback_case, hs_vbdback_case, sizeof(hs_vbdback_case), 0644);
 MODULE_PARM_DESC(vbdback_case, "Case the backend runs for the next vbd: stale_read, ring_keep");
+
+/* dom0: also play a netif backend (in place of netback, which must go). */
+static bool hs_netback;
+module_param_named(netback, hs_netback, bool, 0444);
+MODULE_PARM_DESC(netback, "Register the hostile vif backend too (dom0 only; default off)");
+
+char hs_vifback_case[32] = "tx_peek";
+module_param_string(vifback_case, hs_vifback_case, sizeof(hs_vifback_case), 0644);
+MODULE_PARM_DESC(vifback_case, "Case the backend runs for the next vif: tx_peek, tx_null");
 
 static char hs_last[256];
 static DEFINE_SPINLOCK(hs_lock);
@@ -145,6 +155,76 @@ void hs_front_remove(struct xenbus_device *xdev)
 	dev_set_drvdata(&xdev->dev, NULL);
 }
 
+static irqreturn_t hs_bring_irq(int irq, void *arg)
+{
+	struct hs_bring *r = arg;
+
+	atomic_set(&r->events, 1);
+	wake_up(&r->wq);
+	return IRQ_HANDLED;
+}
+
+static int hs_bring_thread(void *arg)
+{
+	struct hs_bring *r = arg;
+
+	while (!kthread_should_stop()) {
+		wait_event_interruptible_timeout(r->wq,
+			atomic_read(&r->events) || kthread_should_stop(), HZ);
+		if (atomic_xchg(&r->events, 0)) {
+			r->take(r);
+			xen_irq_lateeoi(r->irq, 0);
+		}
+		cond_resched();
+	}
+	return 0;
+}
+
+int hs_bring_map(struct hs_bring *r, unsigned int ref)
+{
+	grant_ref_t gref = ref;
+
+	init_waitqueue_head(&r->wq);
+	return xenbus_map_ring_valloc(r->xdev, &gref, 1, &r->addr);
+}
+
+int hs_bring_start(struct hs_bring *r, unsigned int port, const char *name)
+{
+	int err;
+
+	err = bind_interdomain_evtchn_to_irqhandler_lateeoi(r->xdev, port,
+		hs_bring_irq, 0, name, r);
+	if (err < 0)
+		return err;
+	r->irq = err;
+	atomic_set(&r->events, 1);
+	r->thread = kthread_run(hs_bring_thread, r, "%s", name);
+	if (IS_ERR(r->thread)) {
+		err = PTR_ERR(r->thread);
+		r->thread = NULL;
+		return err;
+	}
+	return 0;
+}
+
+void hs_bring_quiesce(struct hs_bring *r)
+{
+	if (r->thread)
+		kthread_stop(r->thread);
+	r->thread = NULL;
+	if (r->irq > 0)
+		unbind_from_irqhandler(r->irq, r);
+	r->irq = 0;
+}
+
+void hs_bring_stop(struct hs_bring *r)
+{
+	hs_bring_quiesce(r);
+	if (r->addr)
+		xenbus_unmap_ring_vfree(r->xdev, r->addr);
+	r->addr = NULL;
+}
+
 static int __init hs_init(void)
 {
 	int err;
@@ -166,7 +246,15 @@ static int __init hs_init(void)
 		if (err)
 			goto vif;
 	}
+	if (hs_netback) {
+		err = hs_vifback_register();
+		if (err)
+			goto vbdback;
+	}
 	return 0;
+vbdback:
+	if (hs_backend)
+		hs_vbdback_unregister();
 vif:
 	hs_vif_unregister();
 vbd:
@@ -176,6 +264,8 @@ vbd:
 
 static void __exit hs_exit(void)
 {
+	if (hs_netback)
+		hs_vifback_unregister();
 	if (hs_backend)
 		hs_vbdback_unregister();
 	hs_vif_unregister();

@@ -50,11 +50,7 @@ struct hs_back {
 	struct xenbus_device *xdev;
 	unsigned int run;
 	struct blkif_back_ring back;
-	void *ring_addr;
-	int irq;
-	struct task_struct *thread;
-	wait_queue_head_t wq;
-	atomic_t events;
+	struct hs_bring br;		/* the ring, its channel, our thread */
 	struct page *scratch;		/* where granted bytes are copied */
 	bool connected;
 	bool keep;			/* the case is ring_keep */
@@ -66,15 +62,6 @@ struct hs_back {
 	u64 reads, writes, segs, stale_segs, stale_bytes, copy_errors;
 	u64 changed, changed_bytes;
 };
-
-static irqreturn_t hb_interrupt(int irq, void *arg)
-{
-	struct hs_back *b = arg;
-
-	atomic_set(&b->events, 1);
-	wake_up(&b->wq);
-	return IRQ_HANDLED;
-}
 
 /* Bytes of one segment that are not zero, read through a grant copy. */
 static int hb_look(struct hs_back *b, grant_ref_t gref, unsigned int off,
@@ -132,8 +119,9 @@ static s16 hb_serve(struct hs_back *b, const struct blkif_request *r)
 	return BLKIF_RSP_OKAY;	/* and no data: the guest reads what was there */
 }
 
-static void hb_take(struct hs_back *b)
+static void hb_take(struct hs_bring *br)
 {
+	struct hs_back *b = container_of(br, struct hs_back, br);
 	RING_IDX rp, rc;
 	struct blkif_request r;
 	struct blkif_response *rsp;
@@ -155,46 +143,15 @@ static void hb_take(struct hs_back *b)
 		b->back.req_cons = rc;
 		RING_PUSH_RESPONSES_AND_CHECK_NOTIFY(&b->back, notify);
 		if (notify)
-			notify_remote_via_irq(b->irq);
+			notify_remote_via_irq(br->irq);
 		RING_FINAL_CHECK_FOR_REQUESTS(&b->back, more);
 	} while (more && !kthread_should_stop());
-}
-
-static int hb_thread(void *arg)
-{
-	struct hs_back *b = arg;
-
-	while (!kthread_should_stop()) {
-		wait_event_interruptible_timeout(b->wq,
-			atomic_read(&b->events) || kthread_should_stop(), HZ);
-		if (atomic_xchg(&b->events, 0)) {
-			hb_take(b);
-			xen_irq_lateeoi(b->irq, 0);
-		}
-		cond_resched();
-	}
-	return 0;
-}
-
-/* Nothing serves the ring any more (it may stay mapped). */
-static void hb_quiesce(struct hs_back *b)
-{
-	if (b->thread) {
-		kthread_stop(b->thread);
-		b->thread = NULL;
-	}
-	if (b->irq > 0)
-		unbind_from_irqhandler(b->irq, b);
-	b->irq = 0;
 }
 
 /* Undo any prefix of hb_connect(); may run twice. */
 static void hb_disconnect(struct hs_back *b)
 {
-	hb_quiesce(b);
-	if (b->ring_addr)
-		xenbus_unmap_ring_vfree(b->xdev, b->ring_addr);
-	b->ring_addr = NULL;
+	hs_bring_stop(&b->br);
 	if (b->connected)
 		hs_report("run=%u case=%s reads=%llu writes=%llu segs=%llu stale_segs=%llu stale_bytes=%llu copy_errors=%llu changed=%llu changed_bytes=%llu",
 			  b->run, hb_cases[b->keep], b->reads, b->writes,
@@ -222,7 +179,7 @@ static void hb_watch(struct work_struct *w)
 {
 	struct hs_back *b = container_of(to_delayed_work(w), struct hs_back,
 					 watch);
-	const u8 *now = b->ring_addr;
+	const u8 *now = b->br.addr;
 	unsigned int i, diff = 0;
 
 	for (i = 0; i < XEN_PAGE_SIZE; i++)
@@ -242,8 +199,8 @@ static bool hb_keep(struct hs_back *b)
 {
 	if (!b->keep || !b->connected || b->keeping)
 		return b->keeping;
-	hb_quiesce(b);
-	b->snap = kmemdup(b->ring_addr, XEN_PAGE_SIZE, GFP_KERNEL);
+	hs_bring_quiesce(&b->br);
+	b->snap = kmemdup(b->br.addr, XEN_PAGE_SIZE, GFP_KERNEL);
 	if (!b->snap)
 		return false;
 	b->keeping = true;
@@ -261,23 +218,16 @@ static int hb_connect(struct hs_back *b)
 	    xenbus_scanf(XBT_NIL, xdev->otherend, "event-channel", "%u",
 			 &evtchn) != 1)
 		return -EINVAL;
-	err = xenbus_map_ring_valloc(xdev, &ref, 1, &b->ring_addr);
+	b->br.xdev = xdev;
+	b->br.take = hb_take;
+	err = hs_bring_map(&b->br, ref);
 	if (err)
 		return err;
-	BACK_RING_INIT(&b->back, (struct blkif_sring *)b->ring_addr,
+	BACK_RING_INIT(&b->back, (struct blkif_sring *)b->br.addr,
 		       XEN_PAGE_SIZE);
-	err = bind_interdomain_evtchn_to_irqhandler_lateeoi(xdev, evtchn,
-		hb_interrupt, 0, "xfab-hostile-vbdback", b);
-	if (err < 0)
+	err = hs_bring_start(&b->br, evtchn, "xfab-hostile-back");
+	if (err)
 		return err;
-	b->irq = err;
-	atomic_set(&b->events, 1);	/* look once: a kick before bind is lost */
-	b->thread = kthread_run(hb_thread, b, "xfab-hostile-back");
-	if (IS_ERR(b->thread)) {
-		err = PTR_ERR(b->thread);
-		b->thread = NULL;
-		return err;
-	}
 	b->connected = true;
 	b->run = hs_next_run();
 	return xenbus_printf(XBT_NIL, xdev->nodename, "sectors", "%u",
@@ -339,7 +289,6 @@ static int hb_probe(struct xenbus_device *xdev,
 	b->xdev = xdev;
 	b->keep = sysfs_streq(hs_vbdback_case, hb_cases[1]);
 	INIT_DELAYED_WORK(&b->watch, hb_watch);
-	init_waitqueue_head(&b->wq);
 	b->scratch = alloc_page(GFP_KERNEL);
 	if (!b->scratch) {
 		kfree(b);

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * A netif backend in dom0 that breaks the protocol toward a frontend, to
+ * see what xen-netfront or xfab_netfront in the guest show or keep.
+ * Registered only with netback=1 (dom0), in place of xen-netback and
+ * xfab_netback. It offers one queue, one event channel, feature-sg and
+ * nothing else, maps only the TX ring and never answers on RX:
+ *
+ *   tx_peek   every TX data slot is answered OKAY; first the whole 4 KiB
+ *             frame its grant names is copied out (grant copy, offset 0)
+ *             and searched for HV_MARK outside the slot's bytes: guest
+ *             data the frontend never sent us, exposed because it shares
+ *             a page with what it did send (issue 20 defect 4, the class
+ *             of CVE-2022-33741). The scenario has the guest send the
+ *             marker over loopback meanwhile.
+ *   tx_null   every TX slot is answered XEN_NETIF_RSP_NULL, the answer
+ *             for an extra-info slot: a data slot answered so leaves its
+ *             id (and an in-place grant and skb) with the frontend for
+ *             as long as it believes it (defect 4, second half).
+ *
+ * The report comes when the frontend closes: run, case, slots, nulls
+ * (RSP_NULL answers), peeked (frames read), mark_slots (frames with
+ * the marker outside the slot), mark_hits, copy_errors.
+ */
+#include <linux/module.h>
+#include <linux/kthread.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <linux/string.h>
+#include <linux/wait.h>
+#include <xen/xenbus.h>
+#include <xen/grant_table.h>
+#include <xen/events.h>
+#include <xen/page.h>
+#include <xen/interface/io/netif.h>
+#include "hostile.h"
+
+/* What tests/vm/helpers/xfab-spray puts in its loopback datagrams. */
+#define HV_MARK "XFAB-HOSTILE-SECRET"
+#define HV_MARK_LEN (sizeof(HV_MARK) - 1)
+
+enum { HV_TX_PEEK, HV_TX_NULL };
+static const char *const hv_cases[] = { "tx_peek", "tx_null" };
+
+struct hs_vback {
+	struct xenbus_device *xdev;
+	unsigned int run;
+	unsigned int kase;
+	struct xen_netif_tx_back_ring tx;
+	struct hs_bring br;		/* the TX ring, its channel, our thread */
+	struct page *scratch;		/* where a granted frame is copied */
+	bool connected;
+	bool extra_next;		/* the next TX slot is an extra-info one */
+	/* results */
+	u64 slots, nulls, peeked, mark_slots, mark_hits, copy_errors;
+};
+
+/* Marker copies in frame p that lie outside [from, to). */
+static unsigned int hv_marks_outside(const u8 *p, unsigned int from,
+				     unsigned int to)
+{
+	unsigned int i, hits = 0;
+
+	for (i = 0; i + HV_MARK_LEN <= XEN_PAGE_SIZE; i++) {
+		if (p[i] != HV_MARK[0] || memcmp(p + i, HV_MARK, HV_MARK_LEN))
+			continue;
+		if (i + HV_MARK_LEN <= from || i >= to)
+			hits++;
+	}
+	return hits;
+}
+
+/* tx_peek: read the whole frame a data slot's grant names. */
+static void hv_peek(struct hs_vback *b, const struct xen_netif_tx_request *r)
+{
+	struct gnttab_copy op = {
+		.source.u.ref = r->gref,
+		.source.domid = b->xdev->otherend_id,
+		.source.offset = 0,
+		.dest.u.gmfn = xen_page_to_gfn(b->scratch),
+		.dest.domid = DOMID_SELF,
+		.dest.offset = 0,
+		.len = XEN_PAGE_SIZE,
+		.flags = GNTCOPY_source_gref,
+	};
+	unsigned int from = min_t(unsigned int, r->offset, XEN_PAGE_SIZE);
+	unsigned int to = min_t(unsigned int, from + r->size, XEN_PAGE_SIZE);
+	unsigned int hits;
+
+	gnttab_batch_copy(&op, 1);
+	if (op.status != GNTST_okay) {
+		b->copy_errors++;
+		return;
+	}
+	b->peeked++;
+	hits = hv_marks_outside(page_address(b->scratch), from, to);
+	b->mark_slots += hits != 0;
+	b->mark_hits += hits;
+}
+
+/* The answer to one TX slot, already copied out of the ring. */
+static s16 hv_answer(struct hs_vback *b, const struct xen_netif_tx_request *r)
+{
+	if (b->extra_next) {
+		const struct xen_netif_extra_info *x = (const void *)r;
+
+		b->extra_next = x->flags & XEN_NETIF_EXTRA_FLAG_MORE;
+		return XEN_NETIF_RSP_NULL;
+	}
+	b->extra_next = r->flags & XEN_NETTXF_extra_info;
+	b->slots++;
+	if (b->kase == HV_TX_NULL)
+		return XEN_NETIF_RSP_NULL;
+	hv_peek(b, r);
+	return XEN_NETIF_RSP_OKAY;
+}
+
+static void hv_take(struct hs_bring *br)
+{
+	struct hs_vback *b = container_of(br, struct hs_vback, br);
+	struct xen_netif_tx_request r;
+	struct xen_netif_tx_response *rsp;
+	RING_IDX rp, rc;
+	int notify, more;
+
+	do {
+		rp = READ_ONCE(b->tx.sring->req_prod);
+		virt_rmb();
+		if (rp - b->tx.req_cons > RING_SIZE(&b->tx))
+			return;		/* not our subject here */
+		for (rc = b->tx.req_cons; rc != rp; rc++) {
+			memcpy(&r, RING_GET_REQUEST(&b->tx, rc), sizeof(r));
+			rsp = RING_GET_RESPONSE(&b->tx, b->tx.rsp_prod_pvt);
+			rsp->id = r.id;
+			rsp->status = hv_answer(b, &r);
+			b->nulls += rsp->status == XEN_NETIF_RSP_NULL;
+			b->tx.rsp_prod_pvt++;
+		}
+		b->tx.req_cons = rc;
+		RING_PUSH_RESPONSES_AND_CHECK_NOTIFY(&b->tx, notify);
+		if (notify)
+			notify_remote_via_irq(br->irq);
+		RING_FINAL_CHECK_FOR_REQUESTS(&b->tx, more);
+	} while (more && !kthread_should_stop());
+}
+
+/* Undo any prefix of hv_connect(); may run twice. */
+static void hv_disconnect(struct hs_vback *b)
+{
+	hs_bring_stop(&b->br);
+	if (b->connected)
+		hs_report("run=%u case=%s slots=%llu nulls=%llu peeked=%llu mark_slots=%llu mark_hits=%llu copy_errors=%llu",
+			  b->run, hv_cases[b->kase], b->slots, b->nulls,
+			  b->peeked, b->mark_slots, b->mark_hits,
+			  b->copy_errors);
+	b->connected = false;
+}
+
+/* One queue, flat keys: all we offered. */
+static int hv_connect(struct hs_vback *b)
+{
+	struct xenbus_device *xdev = b->xdev;
+	unsigned int ref, evtchn;
+	int err;
+
+	if (xenbus_scanf(XBT_NIL, xdev->otherend, "tx-ring-ref", "%u", &ref) != 1 ||
+	    xenbus_scanf(XBT_NIL, xdev->otherend, "event-channel", "%u",
+			 &evtchn) != 1)
+		return -EINVAL;
+	b->br.xdev = xdev;
+	b->br.take = hv_take;
+	err = hs_bring_map(&b->br, ref);
+	if (err)
+		return err;
+	BACK_RING_INIT(&b->tx, (struct xen_netif_tx_sring *)b->br.addr,
+		       XEN_PAGE_SIZE);
+	err = hs_bring_start(&b->br, evtchn, "xfab-hostile-vifb");
+	if (err)
+		return err;
+	b->connected = true;
+	b->run = hs_next_run();
+	return 0;
+}
+
+static void hv_frontend_changed(struct xenbus_device *xdev,
+				enum xenbus_state state)
+{
+	struct hs_vback *b = dev_get_drvdata(&xdev->dev);
+	int err;
+
+	switch (state) {
+	case XenbusStateConnected:
+		if (b->connected || xdev->state == XenbusStateConnected)
+			break;
+		err = hv_connect(b);
+		if (err) {
+			hv_disconnect(b);
+			xenbus_dev_fatal(xdev, err, "hostile vif backend connect");
+			break;
+		}
+		xenbus_switch_state(xdev, XenbusStateConnected);
+		break;
+	case XenbusStateClosing:
+		hv_disconnect(b);
+		xenbus_switch_state(xdev, XenbusStateClosing);
+		break;
+	case XenbusStateClosed:
+		hv_disconnect(b);
+		xenbus_switch_state(xdev, XenbusStateClosed);
+		if (!xenbus_dev_is_online(xdev))
+			device_unregister(&xdev->dev);
+		break;
+	case XenbusStateUnknown:
+		hv_disconnect(b);
+		device_unregister(&xdev->dev);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The keys a frontend reads before it builds its rings. */
+static int hv_offer(struct xenbus_device *xdev)
+{
+	static const char *const keys[] = { "feature-sg", "feature-rx-copy" };
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
+		err = xenbus_printf(XBT_NIL, xdev->nodename, keys[i], "%u", 1);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int hv_probe(struct xenbus_device *xdev,
+		    const struct xenbus_device_id *id)
+{
+	struct hs_vback *b;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(hv_cases); i++)
+		if (sysfs_streq(hs_vifback_case, hv_cases[i]))
+			break;
+	if (i == ARRAY_SIZE(hv_cases)) {
+		dev_err(&xdev->dev, "vifback_case \"%s\": no such case\n",
+			hs_vifback_case);
+		return -EINVAL;
+	}
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return -ENOMEM;
+	b->xdev = xdev;
+	b->kase = i;
+	b->scratch = alloc_page(GFP_KERNEL);
+	err = b->scratch ? hv_offer(xdev) : -ENOMEM;
+	if (err) {
+		if (b->scratch)
+			__free_page(b->scratch);
+		kfree(b);
+		return err;
+	}
+	dev_set_drvdata(&xdev->dev, b);
+	xenbus_switch_state(xdev, XenbusStateInitWait);
+	return 0;
+}
+
+static void hv_remove(struct xenbus_device *xdev)
+{
+	struct hs_vback *b = dev_get_drvdata(&xdev->dev);
+
+	hv_disconnect(b);
+	__free_page(b->scratch);
+	kfree(b);
+	dev_set_drvdata(&xdev->dev, NULL);
+}
+
+static const struct xenbus_device_id hv_ids[] = {
+	{ "vif" },
+	{ "" }
+};
+
+static struct xenbus_driver hv_driver = {
+	.name = "xfab-hostile-vifback",
+	.ids = hv_ids,
+	.probe = hv_probe,
+	.remove = hv_remove,
+	.otherend_changed = hv_frontend_changed,
+};
+
+int hs_vifback_register(void)
+{
+	return xenbus_register_backend(&hv_driver);
+}
+
+void hs_vifback_unregister(void)
+{
+	xenbus_unregister_driver(&hv_driver);
+}
