@@ -295,6 +295,42 @@ class RunConfTest(unittest.TestCase):
             check=True, capture_output=True, text=True).stdout.split("\n")
         self.assertEqual(out[:5], ["001 021|900|4|1K 16K", "1K 16K", "1", "1", "1"])
 
+    def test_trap_is_ours_only_after_an_xfab_module_loaded(self):
+        """dom0-run.sh: a domU trap is a FAIL only in a boot that had
+        loaded an xfab module (domu-init says so first); one that died
+        early in boot ran none of our code (ERROR, run again)."""
+        import subprocess
+        script = os.path.join(HERE, "..", "vm", "guest", "dom0-run.sh")
+        with open(script) as f:
+            body = f.read()
+        funcs = body[body.index("xfab_console() {"):body.index("run_scenario() {")]
+        conf = run.run_conf("001", 900, [])
+        with tempfile.TemporaryDirectory() as w:
+            cons = {
+                # died in early boot, its --mods named an xfab module
+                "d1": "[0.0] Linux version 6.12\n[4.0] Modules linked in:\n",
+                # trapped with xfab_blkfront loaded
+                "d2": "[0.0] Linux version 6.12\ndomu-init: xfab module xfab_blkfront\n"
+                      "[9.0] traps: sh[77] general protection fault\n",
+                # loaded, then a new boot (same name) trapped early
+                "d3": "domu-init: xfab module xfab_netfront\n[0.0] Linux version 6.12\n"
+                      "[1.0] traps: sh[1] trap int3\n",
+            }
+            for d, text in cons.items():
+                with open(os.path.join(w, "con." + d), "w") as f:
+                    f.write(text)
+
+            def verdict(domains, died):
+                with open(os.path.join(w, "xfab-domains"), "w") as f:
+                    f.write("\n".join(domains) + "\n")
+                return subprocess.run(
+                    ["bash", "-c", conf + funcs + 'echo "$(xfab_domain_trap)|$(xfab_domain_died "$1")"',
+                     "x", died], env=dict(os.environ, W=w),
+                    check=True, capture_output=True, text=True).stdout.strip()
+            self.assertEqual(verdict(["d1", "d3"], "d1 d3"), "|")
+            self.assertEqual(verdict(["d1", "d2"], "d1 d2"),
+                             "d2: [9.0] traps: sh[77] general protection fault|d2")
+
     def test_soaks_only_in_full_runs(self):
         with tempfile.TemporaryDirectory() as d:
             for f in ("001-a.sh", "020-b.sh", "501-soak.sh", "notes.txt", "02-x.sh"):

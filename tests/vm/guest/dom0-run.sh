@@ -101,32 +101,50 @@ mark_logs() {
 }
 
 # Print offending lines logged since mark_logs, dom0's and every domU's.
+# Each domU's new console text stays in $W/con.NAME for the verdict.
 sick_lines() {
-	local f
+	local f d
 	dmesg >"$W/dmesg.now"
 	new_lines "$W/dmesg.now" | grep -E "$TESTBED_RE|$SPLAT_RE" | sed 's/^/dom0: /'
+	rm -f "$W"/con.*
 	for f in /var/log/xen/console/guest-*.log; do
 		[ -f "$f" ] || continue
-		new_lines "$f" | grep -E "$TESTBED_RE|$SPLAT_RE" |
-			sed "s/^/$(basename "$f" .log | sed 's/^guest-//'): /"
+		d=$(basename "$f" .log | sed 's/^guest-//')
+		new_lines "$f" >"$W/con.$d"
+		grep -E "$TESTBED_RE|$SPLAT_RE" "$W/con.$d" | sed "s/^/$d: /"
 	done
 }
 
-# The first trap line of a domU that had an xfab module loaded (it ran
-# our code, so the trap may be ours), from sick_lines output.
+# D's console (this scenario's part) as lines of a boot with an xfab
+# module loaded, prefixed "+", or not, "-": domu-init's line before it
+# loads one starts a "+" stretch, a new boot's first line a "-" one.
+# Only in a "+" stretch did our code run.
+xfab_console() {
+	[ -f "$W/con.$1" ] || return 0
+	awk '/Linux version / { ours = 0 }
+	     /domu-init: xfab module / { ours = 1 }
+	     { print (ours ? "+" : "-") $0 }' "$W/con.$1"
+}
+
+# The first trap line of a domU that had an xfab module loaded when it
+# trapped (it ran our code, so the trap may be ours). A trap in a boot
+# that had not loaded one yet ran none of our code: the testbed's.
 xfab_domain_trap() {
-	local d
+	local d l
 	[ -f "$W/xfab-domains" ] || return 0
 	for d in $(sort -u "$W/xfab-domains"); do
-		echo "$1" | grep -E "^$d: " | grep -E "$TESTBED_RE" | head -n 1
+		l=$(xfab_console "$d" | grep '^+' | cut -c2- | grep -E "$TESTBED_RE" | head -n 1)
+		[ -n "$l" ] && echo "$d: $l"
 	done | head -n 1
 }
 
-# A domain that died and had an xfab module loaded.
+# A domain that died with an xfab module loaded (its console's last
+# line is in a "+" stretch).
 xfab_domain_died() {
 	local d
 	for d in $1; do
-		grep -qx "$d" "$W/xfab-domains" 2>/dev/null && { echo "$d"; return; }
+		grep -qx "$d" "$W/xfab-domains" 2>/dev/null &&
+			xfab_console "$d" | tail -n 1 | grep -q '^+' && { echo "$d"; return; }
 	done
 }
 
@@ -156,12 +174,12 @@ run_scenario() {
 	# unless the domain ran xfab code: then it is ours (XFAB_DOMAIN in
 	# run.py: a FAIL, never run again).
 	died=$(lib_dead_domains)
+	lines=$(sick_lines)
 	if [ -n "$(xfab_domain_died "$died")" ]; then
 		status=FAIL reason="xfab domain died: $(xfab_domain_died "$died") (it had xfab modules loaded)"
 	elif [ -n "$died" ]; then
 		status=ERROR reason="domain died: $died"
 	fi
-	lines=$(sick_lines)
 	if [ -n "$lines" ]; then
 		echo "$lines" | head -n 20 | while IFS= read -r l; do
 			echo "@@line $scen $l" >&3
