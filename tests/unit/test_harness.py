@@ -192,7 +192,10 @@ class HarnessTest(unittest.TestCase):
         channel = CHANNEL_OK.replace(
             "FAIL 30 report wrong",
             "FAIL 30 xfab domain trap: d1: traps: sh[77] general protection fault")
-        serial = "xfab-run: === 002-module-pipeline\n" + TRAP
+        # with the oops around it: the runner attributed that splat too
+        serial = ("xfab-run: === 002-module-pipeline\n" + TRAP +
+                  "[d1] [    9.1] BUG: kernel NULL pointer dereference, address: 0\n"
+                  "[d1] [    9.1] Call Trace:\n")
         chan = self.feed(channel, serial)
         run.settle(chan, None, "001 002")
         self.assertEqual(run.rerun_list(chan, None, 3), [])

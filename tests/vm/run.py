@@ -327,10 +327,12 @@ def settle(chan, verdict, scenarios):
             chan.scen[name] = {"name": name, "status": "ERROR",
                                "reason": verdict or "never started",
                                "figures": {}, "xenstore": {}, "lines": []}
-    # Splats the dom0 runner attributed already failed their scenario.
+    # Splats the dom0 runner attributed already failed their scenario:
+    # as kernel log lines, or as the oops of a domain running xfab code.
     unattributed = chan.splats and not any(
         s["status"] in ("FAIL", "ERROR") and
-        s["reason"].startswith("kernel log:") for s in chan.scen.values())
+        s["reason"].startswith(("kernel log:", XFAB_DOMAIN))
+        for s in chan.scen.values())
     run_wide = [ln for sc, ln in chan.sick if sc is None]
     for name in chan.order:
         s = chan.scen[name]
