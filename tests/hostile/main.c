@@ -32,7 +32,7 @@ MODULE_PARM_DESC(backend, "Register the hostile vbd backend too (dom0 only; defa
 
 char hs_vbdback_case[32] = "stale_read";
 module_param_string(vbdback_case, hs_vbdback_case, sizeof(hs_vbdback_case), 0644);
-MODULE_PARM_DESC(vbdback_case, "Case the backend runs for the next vbd: stale_read, ring_keep");
+MODULE_PARM_DESC(vbdback_case, "Case the backend runs for the next vbd: stale_read, ring_keep, ro_keep");
 
 /* dom0: also play a netif backend (in place of netback, which must go). */
 static bool hs_netback;

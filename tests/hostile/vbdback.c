@@ -21,11 +21,21 @@
  *                  change means the frontend freed and reused a page we
  *                  still map (issue 20, defect 3, XSA-396 class). Then it
  *                  is unmapped and we close.
+ *   ro_keep        we claim to be xfab_blkback (feature-xfab-blk,
+ *                  xfab-ro-grants-max) with persistent grants, go
+ *                  InitWait only once the toolstack has put the disk in
+ *                  relaxed trust, and map every write segment's grant
+ *                  read-only and keep it mapped until the frontend
+ *                  closes. A frontend that replaces kept grants it has
+ *                  ended while we still map them hands us new ones
+ *                  without bound: their pages and grant entries stay on
+ *                  Xen's deferred list (issue 20, defect 7).
  *
  * The report comes when the frontend closes (ring_keep: once the watch
- * is over): run, case, reads, segments, stale_segs, stale_bytes, and
- * for ring_keep the rounds the page differed (changed) and by how many
- * bytes at most.
+ * is over): run, case, reads, segments, stale_segs, stale_bytes, for
+ * ring_keep the rounds the page differed (changed) and by how many
+ * bytes at most, for ro_keep the grants we held mapped (held) and
+ * those we could not (held_full, map_errors).
  */
 #include <linux/module.h>
 #include <linux/kthread.h>
@@ -43,8 +53,19 @@
 #define HB_SECTORS (64u * 2048u)
 /* ring_keep: half seconds of watching, within libxl's 10 s to close. */
 #define HB_KEEP_ROUNDS 14u
+/* ro_keep: the grants we hold mapped at most, and what we offer. */
+#define HB_HOLD_MAX 2048u
+#define HB_RO_OFFER 256u
 
-static const char *const hb_cases[] = { "stale_read", "ring_keep" };
+enum { HB_STALE_READ, HB_RING_KEEP, HB_RO_KEEP };
+static const char *const hb_cases[] = { "stale_read", "ring_keep", "ro_keep" };
+
+/* ro_keep: one grant we map and do not let go. */
+struct hb_held {
+	grant_ref_t gref;
+	grant_handle_t handle;
+	struct page *page;
+};
 
 struct hs_back {
 	struct xenbus_device *xdev;
@@ -53,14 +74,19 @@ struct hs_back {
 	struct hs_bring br;		/* the ring, its channel, our thread */
 	struct page *scratch;		/* where granted bytes are copied */
 	bool connected;
-	bool keep;			/* the case is ring_keep */
+	unsigned int kase;		/* index in hb_cases */
 	bool keeping;			/* watching a ring the frontend let go */
 	u8 *snap;			/* the ring page as it was then */
 	unsigned int rounds;
 	struct delayed_work watch;
+	struct delayed_work initwait;	/* ro_keep: waiting for the trust key */
+	unsigned int initwait_looks;
+	struct hb_held *held;
+	unsigned int nr_held;
 	/* results */
 	u64 reads, writes, segs, stale_segs, stale_bytes, copy_errors;
 	u64 changed, changed_bytes;
+	u64 held_full, map_errors;
 };
 
 /* Bytes of one segment that are not zero, read through a grant copy. */
@@ -89,14 +115,82 @@ static int hb_look(struct hs_back *b, grant_ref_t gref, unsigned int off,
 	return 0;
 }
 
+static unsigned long hb_vaddr(struct page *page)
+{
+	return (unsigned long)pfn_to_kaddr(page_to_pfn(page));
+}
+
+/* ro_keep: map gref read-only, once, and keep it. */
+static void hb_hold(struct hs_back *b, grant_ref_t gref)
+{
+	struct gnttab_map_grant_ref op;
+	struct hb_held *h;
+	unsigned int i;
+
+	for (i = 0; i < b->nr_held; i++)
+		if (b->held[i].gref == gref)
+			return;
+	if (b->nr_held == HB_HOLD_MAX) {
+		b->held_full++;
+		return;
+	}
+	h = &b->held[b->nr_held];
+	if (gnttab_alloc_pages(1, &h->page)) {
+		b->map_errors++;
+		return;
+	}
+	gnttab_set_map_op(&op, hb_vaddr(h->page),
+			  GNTMAP_host_map | GNTMAP_readonly, gref,
+			  b->xdev->otherend_id);
+	if (gnttab_map_refs(&op, NULL, &h->page, 1) || op.status != GNTST_okay) {
+		gnttab_free_pages(1, &h->page);
+		b->map_errors++;
+		return;
+	}
+	h->gref = gref;
+	h->handle = op.handle;
+	b->nr_held++;
+}
+
+static void hb_unhold(struct hs_back *b)
+{
+	struct gnttab_unmap_grant_ref op;
+	unsigned int i;
+
+	for (i = 0; i < b->nr_held; i++) {
+		struct hb_held *h = &b->held[i];
+
+		gnttab_set_unmap_op(&op, hb_vaddr(h->page),
+				    GNTMAP_host_map | GNTMAP_readonly,
+				    h->handle);
+		gnttab_unmap_refs(&op, NULL, &h->page, 1);
+		gnttab_free_pages(1, &h->page);
+	}
+	b->nr_held = 0;
+}
+
+static s16 hb_write(struct hs_back *b, const struct blkif_request *r)
+{
+	unsigned int i, n = r->u.rw.nr_segments;
+
+	b->writes++;
+	if (b->kase != HB_RO_KEEP)
+		return BLKIF_RSP_OKAY;
+	if (n > BLKIF_MAX_SEGMENTS_PER_REQUEST)
+		return BLKIF_RSP_ERROR;
+	for (i = 0; i < n; i++) {
+		b->segs++;
+		hb_hold(b, r->u.rw.seg[i].gref);
+	}
+	return BLKIF_RSP_OKAY;
+}
+
 static s16 hb_serve(struct hs_back *b, const struct blkif_request *r)
 {
 	unsigned int i, n = r->u.rw.nr_segments, nz;
 
-	if (r->operation == BLKIF_OP_WRITE) {
-		b->writes++;
-		return BLKIF_RSP_OKAY;
-	}
+	if (r->operation == BLKIF_OP_WRITE)
+		return hb_write(b, r);
 	if (r->operation != BLKIF_OP_READ)
 		return BLKIF_RSP_OKAY;	/* flush and the like: nothing to do */
 	b->reads++;
@@ -153,11 +247,13 @@ static void hb_disconnect(struct hs_back *b)
 {
 	hs_bring_stop(&b->br);
 	if (b->connected)
-		hs_report("run=%u case=%s reads=%llu writes=%llu segs=%llu stale_segs=%llu stale_bytes=%llu copy_errors=%llu changed=%llu changed_bytes=%llu",
-			  b->run, hb_cases[b->keep], b->reads, b->writes,
+		hs_report("run=%u case=%s reads=%llu writes=%llu segs=%llu stale_segs=%llu stale_bytes=%llu copy_errors=%llu changed=%llu changed_bytes=%llu held=%u held_full=%llu map_errors=%llu",
+			  b->run, hb_cases[b->kase], b->reads, b->writes,
 			  b->segs, b->stale_segs, b->stale_bytes,
-			  b->copy_errors, b->changed, b->changed_bytes);
+			  b->copy_errors, b->changed, b->changed_bytes,
+			  b->nr_held, b->held_full, b->map_errors);
 	b->connected = false;
+	hb_unhold(b);
 	kfree(b->snap);
 	b->snap = NULL;
 }
@@ -197,7 +293,7 @@ static void hb_watch(struct work_struct *w)
 /* ring_keep: the frontend closed; hold on to its ring page and watch. */
 static bool hb_keep(struct hs_back *b)
 {
-	if (!b->keep || !b->connected || b->keeping)
+	if (b->kase != HB_RING_KEEP || !b->connected || b->keeping)
 		return b->keeping;
 	hs_bring_quiesce(&b->br);
 	b->snap = kmemdup(b->br.addr, XEN_PAGE_SIZE, GFP_KERNEL);
@@ -271,6 +367,7 @@ static void hb_frontend_changed(struct xenbus_device *xdev,
 		break;
 	case XenbusStateUnknown:
 		cancel_delayed_work_sync(&b->watch);
+		cancel_delayed_work_sync(&b->initwait);
 		hb_disconnect(b);
 		device_unregister(&xdev->dev);
 		break;
@@ -279,23 +376,80 @@ static void hb_frontend_changed(struct xenbus_device *xdev,
 	}
 }
 
+/*
+ * ro_keep: the frontend reads its trust key when we reach InitWait, and
+ * the toolstack writes it only once xl has made the frontend directory:
+ * wait for it (10 s at most, then go on without).
+ */
+static void hb_initwait(struct work_struct *w)
+{
+	struct hs_back *b = container_of(to_delayed_work(w), struct hs_back,
+					 initwait);
+
+	if (!xenbus_exists(XBT_NIL, b->xdev->otherend, "xfab-trust") &&
+	    ++b->initwait_looks < 100) {
+		schedule_delayed_work(&b->initwait, HZ / 10);
+		return;
+	}
+	xenbus_switch_state(b->xdev, XenbusStateInitWait);
+}
+
+/* ro_keep: what xfab_blkback offers for kept read-only grants. */
+static int hb_offer_xfab(struct hs_back *b)
+{
+	const char *dir = b->xdev->nodename;
+
+	b->held = kvcalloc(HB_HOLD_MAX, sizeof(*b->held), GFP_KERNEL);
+	if (!b->held)
+		return -ENOMEM;
+	return xenbus_printf(XBT_NIL, dir, "feature-xfab-blk", "%u", 1) ?:
+	       xenbus_printf(XBT_NIL, dir, "xfab-ro-grants-max", "%u",
+			     HB_RO_OFFER) ?:
+	       xenbus_printf(XBT_NIL, dir, "feature-persistent", "%u", 1);
+}
+
+static void hb_free(struct hs_back *b)
+{
+	kvfree(b->held);
+	if (b->scratch)
+		__free_page(b->scratch);
+	kfree(b);
+}
+
 static int hb_probe(struct xenbus_device *xdev,
 		    const struct xenbus_device_id *id)
 {
 	struct hs_back *b = kzalloc(sizeof(*b), GFP_KERNEL);
+	int err = 0;
 
 	if (!b)
 		return -ENOMEM;
 	b->xdev = xdev;
-	b->keep = sysfs_streq(hs_vbdback_case, hb_cases[1]);
-	INIT_DELAYED_WORK(&b->watch, hb_watch);
-	b->scratch = alloc_page(GFP_KERNEL);
-	if (!b->scratch) {
+	while (b->kase < ARRAY_SIZE(hb_cases) &&
+	       !sysfs_streq(hs_vbdback_case, hb_cases[b->kase]))
+		b->kase++;
+	if (b->kase == ARRAY_SIZE(hb_cases)) {
+		dev_err(&xdev->dev, "vbdback_case \"%s\": no such case\n",
+			hs_vbdback_case);
 		kfree(b);
-		return -ENOMEM;
+		return -EINVAL;
+	}
+	INIT_DELAYED_WORK(&b->watch, hb_watch);
+	INIT_DELAYED_WORK(&b->initwait, hb_initwait);
+	b->scratch = alloc_page(GFP_KERNEL);
+	if (!b->scratch)
+		err = -ENOMEM;
+	else if (b->kase == HB_RO_KEEP)
+		err = hb_offer_xfab(b);
+	if (err) {
+		hb_free(b);
+		return err;
 	}
 	dev_set_drvdata(&xdev->dev, b);
-	xenbus_switch_state(xdev, XenbusStateInitWait);
+	if (b->kase == HB_RO_KEEP)
+		schedule_delayed_work(&b->initwait, 0);
+	else
+		xenbus_switch_state(xdev, XenbusStateInitWait);
 	return 0;
 }
 
@@ -304,9 +458,9 @@ static void hb_remove(struct xenbus_device *xdev)
 	struct hs_back *b = dev_get_drvdata(&xdev->dev);
 
 	cancel_delayed_work_sync(&b->watch);
+	cancel_delayed_work_sync(&b->initwait);
 	hb_disconnect(b);
-	__free_page(b->scratch);
-	kfree(b);
+	hb_free(b);
 	dev_set_drvdata(&xdev->dev, NULL);
 }
 

@@ -14,7 +14,15 @@
 #     while the guest churns its memory, and compares it with what it
 #     held: a change means the frontend freed and reused a page the
 #     backend still maps (defect 3, XSA-396 class).
-#   xfab_blkfront must pass both; xen-blkfront is recorded (it frees its
+#   ro_keep (xfab_blkfront only): the backend claims to be xfab_blkback
+#     and the disk is put in relaxed trust, so writes name read-only
+#     grants the frontend keeps (ro_grants=16, idle after 100 ms); the
+#     backend maps every write grant and keeps it mapped. The guest
+#     writes 8 rounds of 2 MiB through the page cache 0.3 s apart: a
+#     frontend that replaces kept grants still mapped (ending them leaves
+#     grant entries and pages on Xen's deferred list) hands out more
+#     than its 16 (defect 7).
+#   xfab_blkfront must pass all; xen-blkfront is recorded (it frees its
 #   rings only when its device goes, after the backend closed: ring_keep
 #   cannot see that). ring_keep runs in check-full only (HOSTILE_FULL):
 #   against the drivers of 88724db it has not yet caught the page being
@@ -35,16 +43,46 @@ CHURN="dd if=/dev/urandom of=/tmp/churn bs=1M count=64 2>/dev/null; rm /tmp/chur
 # movable and come from other free lists)
 CHURN2="for j in 1 2; do (i=0; while [ \$i -lt 800 ]; do dd if=/dev/zero of=/dev/null count=1 2>/dev/null; i=\$((i + 1)); done) & done"
 
+# ro_keep: writes from new page-cache pages, rounds apart by more than
+# the frontend's ro_idle_ms (its kept grants turn idle in between)
+RO_WRITES="i=0; while [ \$i -lt 8 ]; do dd if=/dev/zero of=/dev/xvdb bs=64k count=32 seek=\$((i * 32)) conv=fsync 2>/dev/null; sleep 0.3; i=\$((i + 1)); done"
+RO_GRANTS=16
+
+# blk_attach_relaxed: block-attach xvdb to b1 in relaxed trust: the
+# toolstack's key goes in once xl has made the frontend directory (the
+# ro_keep backend waits for it before its InitWait).
+blk_attach_relaxed() {
+	local id dir pid
+	id=$(domu_id b1)
+	dir=/local/domain/$id/device/vbd/$(blk_handle xvdb)
+	timeout 60 xl block-attach b1 'phy:/dev/ram0,xvdb,w' >/dev/null &
+	pid=$!
+	wait_for 20 xenstore-exists "$dir" || fail "ro_keep: no frontend directory $dir"
+	must xenstore-write "$dir/xfab-trust" relaxed
+	wait $pid || fail "ro_keep: xl block-attach failed"
+}
+
 # hostile_back FE CASE: one attach of xvdb to b1 with the backend running
 # CASE; the report (written when the frontend has closed) in HS.
 hostile_back() {
 	local fe=$1 c=$2 rep kv
 	echo "$c" >/sys/module/xfab_hostile/parameters/vbdback_case
-	must timeout 60 xl block-attach b1 'phy:/dev/ram0,xvdb,w' >/dev/null
+	if [ "$c" = ro_keep ]; then
+		blk_attach_relaxed
+	else
+		must timeout 60 xl block-attach b1 'phy:/dev/ram0,xvdb,w' >/dev/null
+	fi
 	domu_must b1 60 "i=0; until [ -b /dev/xvdb ] || [ \$i -ge 120 ]; do sleep 0.5; i=\$((i + 1)); done
 		dd if=/dev/xvdb of=/dev/null bs=64k count=256 iflag=direct 2>&1 | tail -n 1" || exit $?
 	# ring_keep: the guest reuses its free pages while the backend watches
 	[ "$c" = ring_keep ] && { domu_must b1 10 "($CHURN2) >/dev/null 2>&1" >/dev/null || exit $?; }
+	if [ "$c" = ro_keep ]; then
+		domu_must b1 120 "$RO_WRITES" >/dev/null || exit $?
+		GV_GRANTS=$(blk_fstat b1 xvdb grants)
+		GV_RO=$(blk_fstat b1 xvdb ro_grants)
+		GV_BUSY=$(blk_fstat b1 xvdb ro_busy)
+		log "$fe ro_keep guest: pool grants $GV_GRANTS, kept grants made $GV_RO, ro_busy ${GV_BUSY:-none}"
+	fi
 	timeout 90 xl block-detach b1 xvdb >/dev/null 2>&1 || fail "$fe $c: block-detach did not finish"
 	wait_for 20 grep -q "case=$c " /sys/module/xfab_hostile/parameters/report ||
 		fail "$fe $c: no report from the hostile backend"
@@ -64,6 +102,11 @@ hostile_back_judge() {
 	ring_keep)
 		[ "${HS[changed]}" = 0 ] && echo "ok ring page unchanged while held (7 s)" ||
 			echo "bad ring page reused while mapped (${HS[changed]} of 14 looks, up to ${HS[changed_bytes]} bytes)" ;;
+	ro_keep)
+		local over=$((HS[held] - GV_GRANTS - RO_GRANTS))
+		[ "${HS[held]}" -gt "$GV_GRANTS" ] || { echo "bad no kept read-only grant reached the backend (held ${HS[held]}, pool $GV_GRANTS)"; return; }
+		[ $over -le 0 ] && echo "ok held ${HS[held]} mapped: pool $GV_GRANTS + at most $RO_GRANTS kept (ro_busy ${GV_BUSY:-none})" ||
+			echo "bad $over kept grants beyond its $RO_GRANTS handed out while the old ones were still mapped (held ${HS[held]}, pool $GV_GRANTS)" ;;
 	esac
 }
 
@@ -81,9 +124,12 @@ FRONTENDS=xfab_blkfront
 for fe in $FRONTENDS; do
 	# Debian zeroes every page it allocates (init_on_alloc); appliance
 	# kernels may not, and then a frontend must zero what it grants
-	domu_start b1 --novif --mods "$fe" --kargs init_on_alloc=0
+	domu_start b1 --novif --mods "$fe" \
+		--kargs "init_on_alloc=0 xfab_blkfront.ro_grants=$RO_GRANTS xfab_blkfront.ro_idle_ms=100"
 	domu_must b1 120 "$CHURN" >/dev/null || exit $?
-	for c in $(hostile_cases "stale_read ring_keep" stale_read); do
+	cases=$(hostile_cases "stale_read ring_keep" stale_read)
+	[ $fe = xfab_blkfront ] && cases="$cases ro_keep"
+	for c in $cases; do
 		hostile_back $fe $c
 		hostile_record $fe $c "$(hostile_back_judge $c)"
 	done
@@ -92,6 +138,6 @@ for fe in $FRONTENDS; do
 done
 must rmmod xfab_hostile
 rm -f /etc/modprobe.d/xfab-test-xen-blkback.conf
-hostile_table xen-blkfront xfab_blkfront $(hostile_cases "stale_read ring_keep" stale_read)
+hostile_table xen-blkfront xfab_blkfront $(hostile_cases "stale_read ring_keep" stale_read) ro_keep
 [ -z "$bad" ] || fail "xfab_blkfront:$bad"
-pass "hostile blkback: xfab_blkfront showed the backend no old data ($(hostile_cases "stale_read, ring_keep" stale_read)); xen-blkfront: ${TABLE[xen-blkfront.stale_read]:-not run}"
+pass "hostile blkback: xfab_blkfront showed the backend no old data ($(hostile_cases "stale_read, ring_keep" stale_read)) and kept no more grants than its bound while they were mapped; xen-blkfront: ${TABLE[xen-blkfront.stale_read]:-not run}"
