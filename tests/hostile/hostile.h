@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * xfab_hostile: a test module that plays a misbehaving peer on real Xen,
- * to show what a backend does with a frontend that breaks the protocol
- * (and, in time, the other way round). Not a driver: it is loaded only in
- * testbed domUs, by scenario 050, in place of the frontend under test.
+ * to show what a backend does with a frontend that breaks the protocol,
+ * and what a frontend shows or keeps for a backend that does. Not a
+ * driver: it is loaded only on the testbed, by scenarios 050-053, in a
+ * domU in place of the frontend under test or in dom0 in place of the
+ * backend.
  *
  *   main.c  the module, its parameters and the report a case leaves
  *   vbd.c   a blkif frontend whose requests follow one named case
