@@ -95,6 +95,13 @@ void hs_bring_quiesce(struct hs_bring *r);
 /* Quiesce, then unmap. May run twice. */
 void hs_bring_stop(struct hs_bring *r);
 
+/*
+ * The index of the case named param among cases, or -EINVAL with an
+ * error on xdev naming the <kind>_case parameter.
+ */
+int hs_case(struct xenbus_device *xdev, const char *kind, const char *param,
+	    const char *const *cases, unsigned int nr);
+
 /* The number of a new attach, from 1, over both device kinds. */
 unsigned int hs_next_run(void);
 void hs_report(const char *fmt, ...) __printf(1, 2);

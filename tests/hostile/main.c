@@ -69,19 +69,26 @@ void hs_report(const char *fmt, ...)
 	pr_info("xfab_hostile: %s\n", line);
 }
 
+int hs_case(struct xenbus_device *xdev, const char *kind, const char *param,
+	    const char *const *cases, unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		if (sysfs_streq(param, cases[i]))
+			return i;
+	dev_err(&xdev->dev, "%s_case \"%s\": no such case\n", kind, param);
+	return -EINVAL;
+}
+
 int hs_front_probe(struct xenbus_device *xdev, const struct hs_front_ops *ops)
 {
 	struct hs_front *f;
-	unsigned int i;
+	int i;
 
-	for (i = 0; i < ops->nr_cases; i++)
-		if (sysfs_streq(ops->case_param, ops->cases[i]))
-			break;
-	if (i == ops->nr_cases) {
-		dev_err(&xdev->dev, "%s_case \"%s\": no such case\n", ops->kind,
-			ops->case_param);
-		return -EINVAL;
-	}
+	i = hs_case(xdev, ops->kind, ops->case_param, ops->cases, ops->nr_cases);
+	if (i < 0)
+		return i;
 	f = kzalloc(ops->size, GFP_KERNEL);
 	if (!f)
 		return -ENOMEM;

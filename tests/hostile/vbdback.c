@@ -41,7 +41,6 @@
 #include <linux/kthread.h>
 #include <linux/slab.h>
 #include <linux/mm.h>
-#include <linux/wait.h>
 #include <xen/xenbus.h>
 #include <xen/grant_table.h>
 #include <xen/events.h>
@@ -419,21 +418,18 @@ static void hb_free(struct hs_back *b)
 static int hb_probe(struct xenbus_device *xdev,
 		    const struct xenbus_device_id *id)
 {
-	struct hs_back *b = kzalloc(sizeof(*b), GFP_KERNEL);
+	int kase = hs_case(xdev, "vbdback", hs_vbdback_case, hb_cases,
+			   ARRAY_SIZE(hb_cases));
+	struct hs_back *b;
 	int err = 0;
 
+	if (kase < 0)
+		return kase;
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
 	if (!b)
 		return -ENOMEM;
 	b->xdev = xdev;
-	while (b->kase < ARRAY_SIZE(hb_cases) &&
-	       !sysfs_streq(hs_vbdback_case, hb_cases[b->kase]))
-		b->kase++;
-	if (b->kase == ARRAY_SIZE(hb_cases)) {
-		dev_err(&xdev->dev, "vbdback_case \"%s\": no such case\n",
-			hs_vbdback_case);
-		kfree(b);
-		return -EINVAL;
-	}
+	b->kase = kase;
 	INIT_DELAYED_WORK(&b->watch, hb_watch);
 	INIT_DELAYED_WORK(&b->initwait, hb_initwait);
 	b->scratch = alloc_page(GFP_KERNEL);

@@ -27,7 +27,6 @@
 #include <linux/slab.h>
 #include <linux/mm.h>
 #include <linux/string.h>
-#include <linux/wait.h>
 #include <xen/xenbus.h>
 #include <xen/grant_table.h>
 #include <xen/events.h>
@@ -237,23 +236,18 @@ static int hv_offer(struct xenbus_device *xdev)
 static int hv_probe(struct xenbus_device *xdev,
 		    const struct xenbus_device_id *id)
 {
+	int kase = hs_case(xdev, "vifback", hs_vifback_case, hv_cases,
+			   ARRAY_SIZE(hv_cases));
 	struct hs_vback *b;
-	unsigned int i;
 	int err;
 
-	for (i = 0; i < ARRAY_SIZE(hv_cases); i++)
-		if (sysfs_streq(hs_vifback_case, hv_cases[i]))
-			break;
-	if (i == ARRAY_SIZE(hv_cases)) {
-		dev_err(&xdev->dev, "vifback_case \"%s\": no such case\n",
-			hs_vifback_case);
-		return -EINVAL;
-	}
+	if (kase < 0)
+		return kase;
 	b = kzalloc(sizeof(*b), GFP_KERNEL);
 	if (!b)
 		return -ENOMEM;
 	b->xdev = xdev;
-	b->kase = i;
+	b->kase = kase;
 	b->scratch = alloc_page(GFP_KERNEL);
 	err = b->scratch ? hv_offer(xdev) : -ENOMEM;
 	if (err) {
