@@ -232,3 +232,44 @@ hostile_vjudge() {
 	fi
 	if [ -n "$why" ]; then echo "bad$why"; else echo "ok $det"; fi
 }
+
+# ---- xfab_hostile as dom0's backend (052, 053) ----
+HS_REPORT=/sys/module/xfab_hostile/parameters/report
+
+# hostile_backend STOCK XFAB ARG DOMU: xfab_hostile, loaded with ARG
+# (backend=1, netback=1), becomes dom0's only backend of its kind: STOCK
+# and XFAB go and are blacklisted (udev would load STOCK for the next
+# device). Undone at exit, so that a failed case does not leave later
+# scenarios' devices to the hostile backend; DOMU, if still running,
+# is destroyed first (its bound device holds the module).
+hostile_backend() {
+	HS_CONFS="/etc/modprobe.d/xfab-test-$1.conf /etc/modprobe.d/xfab-test-$2.conf"
+	HS_DOMU=$4
+	trap hostile_backend_done EXIT
+	echo "blacklist ${1//-/_}" >"/etc/modprobe.d/xfab-test-$1.conf"
+	echo "blacklist $2" >"/etc/modprobe.d/xfab-test-$2.conf"
+	modprobe -r "$1" 2>/dev/null
+	lsmod | grep -q "^$2 " && must rmmod "$2"
+	lsmod | grep -q "^${1//-/_} " && error "$1 would not unload"
+	must insmod "$XFAB/modules/xfab_hostile.ko" "$3"
+}
+
+hostile_backend_done() {
+	# a domain that died stays in the expected list: the runner sees it
+	domu_alive "$HS_DOMU" && domu_destroy "$HS_DOMU" >/dev/null
+	rmmod xfab_hostile 2>/dev/null
+	rm -f $HS_CONFS
+}
+
+# hostile_back_report FE CASE BEFORE: the hostile backend's report of
+# CASE, a line other than BEFORE (the report as it was before the
+# attach), written once the frontend closed; into HS.
+hostile_back_report() {
+	local rep kv
+	wait_for 20 sh -c "[ \"\$(cat $HS_REPORT)\" != '$3' ] && grep -q 'case=$2 ' $HS_REPORT" ||
+		fail "$1 $2: no report from the hostile backend"
+	rep=$(cat $HS_REPORT)
+	log "$1 $2: $rep"
+	HS=()
+	for kv in $rep; do HS[${kv%%=*}]=${kv#*=}; done
+}

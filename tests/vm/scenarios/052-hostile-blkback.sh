@@ -65,7 +65,8 @@ blk_attach_relaxed() {
 # hostile_back FE CASE: one attach of xvdb to b1 with the backend running
 # CASE; the report (written when the frontend has closed) in HS.
 hostile_back() {
-	local fe=$1 c=$2 rep kv
+	local fe=$1 c=$2 rep0
+	rep0=$(cat $HS_REPORT)
 	echo "$c" >/sys/module/xfab_hostile/parameters/vbdback_case
 	if [ "$c" = ro_keep ]; then
 		blk_attach_relaxed
@@ -84,13 +85,8 @@ hostile_back() {
 		log "$fe ro_keep guest: pool grants $GV_GRANTS, kept grants made $GV_RO, ro_busy ${GV_BUSY:-none}"
 	fi
 	timeout 90 xl block-detach b1 xvdb >/dev/null 2>&1 || fail "$fe $c: block-detach did not finish"
-	wait_for 20 grep -q "case=$c " /sys/module/xfab_hostile/parameters/report ||
-		fail "$fe $c: no report from the hostile backend"
-	rep=$(cat /sys/module/xfab_hostile/parameters/report)
-	log "$fe $c: $rep"
-	HS=()
-	for kv in $rep; do HS[${kv%%=*}]=${kv#*=}; done
-	[ "${HS[reads]:-0}" -gt 0 ] || fail "$fe $c: the hostile backend served no reads ($rep)"
+	hostile_back_report $fe $c "$rep0"
+	[ "${HS[reads]:-0}" -gt 0 ] || fail "$fe $c: the hostile backend served no reads ($(cat $HS_REPORT))"
 }
 
 # hostile_back_judge CASE: "ok ..." or "bad ..." from HS.
@@ -112,11 +108,7 @@ hostile_back_judge() {
 
 blk_make_disks
 # neither real backend may take the vbd
-echo "blacklist xen_blkback" >/etc/modprobe.d/xfab-test-xen-blkback.conf
-modprobe -r xen-blkback 2>/dev/null
-lsmod | grep -q '^xfab_blkback ' && must rmmod xfab_blkback
-lsmod | grep -q '^xen_blkback ' && error "xen-blkback would not unload"
-must insmod "$XFAB/modules/xfab_hostile.ko" backend=1
+hostile_backend xen-blkback xfab_blkback backend=1 b1
 
 # check: xfab_blkfront only; check-full: the stock frontend as well
 FRONTENDS=xfab_blkfront
@@ -137,7 +129,7 @@ for fe in $FRONTENDS; do
 	wait_for 30 sh -c "! xl list b1" || fail "b1 still there after destroy"
 done
 must rmmod xfab_hostile
-rm -f /etc/modprobe.d/xfab-test-xen-blkback.conf
+hostile_backend_done
 hostile_table xen-blkfront xfab_blkfront $(hostile_cases "stale_read ring_keep" stale_read) ro_keep
 [ -z "$bad" ] || fail "xfab_blkfront:$bad"
 pass "hostile blkback: xfab_blkfront showed the backend no old data ($(hostile_cases "stale_read, ring_keep" stale_read)) and kept no more grants than its bound while they were mapped; xen-blkfront: ${TABLE[xen-blkfront.stale_read]:-not run}"

@@ -26,14 +26,13 @@
 . /xfab/guest/blk.sh
 . /xfab/guest/hostile.sh
 
-REPORT=/sys/module/xfab_hostile/parameters/report
 declare -A GV
 
 # hostile_netback FE CASE: one vif on n1 with the backend running CASE;
 # GV gets the guest's view, HS the backend's report.
 hostile_netback() {
-	local fe=$1 c=$2 rep0 rep kv devid out
-	rep0=$(cat $REPORT)
+	local fe=$1 c=$2 rep0 kv devid out
+	rep0=$(cat $HS_REPORT)
 	echo "$c" >/sys/module/xfab_hostile/parameters/vifback_case
 	must timeout 60 xl network-attach n1 mac=00:16:3e:00:00:0a \
 		script=/xfab/guest/hs-vif-hotplug >/dev/null
@@ -51,13 +50,8 @@ hostile_netback() {
 	devid=$(xl network-list n1 | awk 'NR > 1 { print $1; exit }')
 	timeout 90 xl network-detach n1 "$devid" >/dev/null 2>&1 ||
 		fail "$fe $c: network-detach did not finish"
-	wait_for 20 sh -c "[ \"\$(cat $REPORT)\" != '$rep0' ] && grep -q 'case=$c ' $REPORT" ||
-		fail "$fe $c: no report from the hostile backend"
-	rep=$(cat $REPORT)
-	log "$fe $c: $rep"
-	HS=()
-	for kv in $rep; do HS[${kv%%=*}]=${kv#*=}; done
-	[ "${HS[slots]:-0}" -gt 0 ] || fail "$fe $c: the hostile backend saw no TX slots ($rep)"
+	hostile_back_report $fe $c "$rep0"
+	[ "${HS[slots]:-0}" -gt 0 ] || fail "$fe $c: the hostile backend saw no TX slots ($(cat $HS_REPORT))"
 }
 
 # hostile_netback_judge CASE: "ok ..." or "bad ..." from HS and GV.
@@ -73,22 +67,8 @@ hostile_netback_judge() {
 	esac
 }
 
-# a failed case must not leave later scenarios' vifs to the hostile backend
-hs_cleanup() {
-	xl destroy n1 >/dev/null 2>&1
-	rmmod xfab_hostile 2>/dev/null
-	rm -f /etc/modprobe.d/xfab-test-xen-netback.conf /etc/modprobe.d/xfab-test-xfab_netback.conf
-}
-trap hs_cleanup EXIT
-
 # neither real backend may take the vif
-for m in xen-netback:xen_netback xfab_netback:xfab_netback; do
-	echo "blacklist ${m#*:}" >/etc/modprobe.d/xfab-test-${m%%:*}.conf
-done
-modprobe -r xen-netback 2>/dev/null
-lsmod | grep -q '^xfab_netback ' && must rmmod xfab_netback
-lsmod | grep -q '^xen_netback ' && error "xen-netback would not unload"
-must insmod "$XFAB/modules/xfab_hostile.ko" netback=1
+hostile_backend xen-netback xfab_netback netback=1 n1
 
 CASES="tx_peek tx_null"
 FRONTENDS=xfab_netfront
@@ -106,7 +86,7 @@ for fe in $FRONTENDS; do
 	wait_for 30 sh -c "! xl list n1" || fail "n1 still there after destroy"
 done
 must rmmod xfab_hostile
-hs_cleanup
+hostile_backend_done
 hostile_table xen-netfront xfab_netfront $CASES
 [ -z "$bad" ] || fail "xfab_netfront:$bad"
 pass "hostile netback: xfab_netfront showed the backend only what it sent and disabled the vif on RSP_NULL data answers; xen-netfront: ${TABLE[xen-netfront.tx_peek]:-not run}"
