@@ -229,12 +229,15 @@ static int nf_tx_prepare(struct xfab_nf_queue *q, struct sk_buff *skb)
 
 	if (skb->len < ETH_HLEN || skb->len > XEN_NETIF_MAX_TX_SIZE)
 		return -XFAB_NF_TX_DROP_BAD_SKB;
-	/* a first slot that is empty is a zero-length slot to the backend */
-	if (!pskb_may_pull(skb, ETH_HLEN))
-		return -XFAB_NF_TX_DROP_BAD_SKB;
-	/* 64 KiB in 4 KiB slots: 16, within the protocol's floor */
+	/*
+	 * Copied: 64 KiB in 4 KiB slots is 16, within the protocol's floor,
+	 * and the first slot holds min(len, 4 KiB) >= ETH_HLEN bytes.
+	 */
 	if (q->tx_bounce)
 		return DIV_ROUND_UP(skb->len, XEN_PAGE_SIZE);
+	/* in place, an empty head is a zero-length first slot to the backend */
+	if (!pskb_may_pull(skb, ETH_HLEN))
+		return -XFAB_NF_TX_DROP_BAD_SKB;
 	slots = nf_skb_slots(skb);
 	if (slots <= XFAB_NF_TX_MAX_SLOTS)
 		return slots;
