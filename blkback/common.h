@@ -85,8 +85,11 @@ struct xfab_bb_totals {
 	atomic_t rings;
 	atomic_long_t grants_mapped;
 	atomic_t ro_kept;		/* kept read-only mappings, all disks */
+	atomic_t draining;		/* rings let go with requests at the disk */
 };
 extern struct xfab_bb_totals xfab_bb_totals;
+/* Where rings let go with requests still at the disk are finished. */
+extern struct workqueue_struct *xfab_bb_drain_wq;
 
 /* Counters of one ring; summed over rings for sysfs. */
 struct xfab_bb_stats {
@@ -233,6 +236,7 @@ struct xfab_bb_dev {
 /* ring.c */
 int xfab_bb_ring_connect(struct xfab_bb_ring *ring, const grant_ref_t *refs,
 			 unsigned int nr_refs, unsigned int evtchn);
+void xfab_bb_ring_stop(struct xfab_bb_ring *ring);
 void xfab_bb_ring_disconnect(struct xfab_bb_ring *ring);
 
 /* grants.c */

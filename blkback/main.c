@@ -5,8 +5,11 @@
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/workqueue.h>
 #include <xen/xen.h>
 #include "common.h"
+
+struct workqueue_struct *xfab_bb_drain_wq;
 
 /*
  * Rings offered per disk (multi-queue-max-queues). The frontend picks up
@@ -156,17 +159,24 @@ static int __init xfab_bb_init(void)
 		       xfab_bb_poll_us);
 		return -EINVAL;
 	}
+	xfab_bb_drain_wq = alloc_workqueue("xfab_bb_drain", WQ_UNBOUND, 0);
+	if (!xfab_bb_drain_wq)
+		return -ENOMEM;
 	xfab_bb_stats_init();
 	xfab_bb_debugfs_init();
 	err = xfab_bb_xenbus_register();
-	if (err)
+	if (err) {
 		xfab_bb_debugfs_exit();
+		destroy_workqueue(xfab_bb_drain_wq);
+	}
 	return err;
 }
 
 static void __exit xfab_bb_exit(void)
 {
 	xfab_bb_xenbus_unregister();
+	/* rings still draining hold our code: wait for their disks */
+	destroy_workqueue(xfab_bb_drain_wq);
 	xfab_bb_debugfs_exit();
 }
 

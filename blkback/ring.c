@@ -576,18 +576,21 @@ fail:
 	return err;
 }
 
+/* No more requests are taken from the ring; those with the disk go on. */
+void xfab_bb_ring_stop(struct xfab_bb_ring *ring)
+{
+	if (ring->thread) {
+		kthread_stop(ring->thread);
+		ring->thread = NULL;
+	}
+}
+
 /* Undo any prefix of connect; safe to call twice. */
 void xfab_bb_ring_disconnect(struct xfab_bb_ring *ring)
 {
 	struct xfab_bb_dev *dev = ring->dev;
 
-	if (ring->counted)
-		atomic_dec(&xfab_bb_totals.rings);
-	ring->counted = false;
-	if (ring->thread) {
-		kthread_stop(ring->thread);
-		ring->thread = NULL;
-	}
+	xfab_bb_ring_stop(ring);
 	/*
 	 * Bios and discards still running own their pages: wait for them,
 	 * and answer them while the channel is still ours to kick.
@@ -614,4 +617,8 @@ void xfab_bb_ring_disconnect(struct xfab_bb_ring *ring)
 		xenbus_unmap_ring_vfree(dev->xdev, ring->sring_addr);
 		ring->sring_addr = NULL;
 	}
+	/* last: "nothing left" in debugfs means all of the above is done */
+	if (ring->counted)
+		atomic_dec(&xfab_bb_totals.rings);
+	ring->counted = false;
 }

@@ -212,11 +212,12 @@ static struct dentry *bb_debugfs;
 
 static int bb_summary_show(struct seq_file *m, void *unused)
 {
-	seq_printf(m, "devices %d\nrings %d\ngrants_mapped %ld\nro_kept %d\n",
+	seq_printf(m, "devices %d\nrings %d\ngrants_mapped %ld\nro_kept %d\ndraining %d\n",
 		   atomic_read(&xfab_bb_totals.devices),
 		   atomic_read(&xfab_bb_totals.rings),
 		   atomic_long_read(&xfab_bb_totals.grants_mapped),
-		   atomic_read(&xfab_bb_totals.ro_kept));
+		   atomic_read(&xfab_bb_totals.ro_kept),
+		   atomic_read(&xfab_bb_totals.draining));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(bb_summary);

@@ -12,10 +12,15 @@
  *
  * All of it runs in the xenwatch thread (probe, watches, remove on device
  * removal) or under the driver core on module unload, never concurrently
- * for one device.
+ * for one device. The one exception is a disconnect while the disk still
+ * has requests: those rings are finished by a work item (bb_drain_later),
+ * which touches the device only through atomics, rings_lock and its
+ * reference.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/kref.h>
+#include <linux/workqueue.h>
 #include <xen/interface/io/protocols.h>
 #include "common.h"
 #include "xfab_xenbus.h"
@@ -23,6 +28,8 @@
 
 struct bb_backend {
 	struct xfab_bb_dev dev;
+	/* remove's, and one per ring set still draining (the disk stays open) */
+	struct kref ref;
 	struct mutex state_lock;	/* publishing vs the resize work */
 	enum xenbus_state state;	/* where we are (published) */
 	struct delayed_work resize_work;
@@ -289,22 +296,93 @@ static int fe_ring_connect(struct xfab_bb_dev *dev, struct xfab_bb_ring *ring,
 	return err;
 }
 
-static void bb_disconnect(struct xfab_bb_dev *dev)
+static void bb_release(struct kref *ref);
+
+/* Tear the rings down, waiting for what the disk still has, and count them. */
+static void bb_rings_free(struct xfab_bb_dev *dev, struct xfab_bb_ring *rings,
+			  unsigned int nr)
 {
 	unsigned int i;
 
-	if (!dev->rings)
+	for (i = 0; i < nr; i++)
+		xfab_bb_ring_disconnect(&rings[i]);
+	mutex_lock(&dev->rings_lock);	/* sysfs readers sum the counters */
+	for (i = 0; i < nr; i++)
+		xfab_bb_stats_add(&dev->gone, &rings[i].st);
+	mutex_unlock(&dev->rings_lock);
+	kfree(rings);
+}
+
+/* Rings let go while the disk still has some of their requests. */
+struct bb_drain {
+	struct work_struct work;
+	struct bb_backend *be;
+	struct xfab_bb_ring *rings;
+	unsigned int nr;
+};
+
+static void bb_drain_work(struct work_struct *w)
+{
+	struct bb_drain *d = container_of(w, struct bb_drain, work);
+	struct xenbus_device *xdev = d->be->dev.xdev;
+
+	bb_rings_free(&d->be->dev, d->rings, d->nr);
+	atomic_dec(&xfab_bb_totals.draining);
+	dev_info(&xdev->dev, "disconnected: the disk finished the last requests\n");
+	kref_put(&d->be->ref, bb_release);
+	put_device(&xdev->dev);
+	kfree(d);
+}
+
+/*
+ * A slow or stuck disk must not hold xenwatch, where every PV device of
+ * dom0 is handled: the rings (their threads already stopped) go to a
+ * work item that answers and unmaps once the disk is done. The frontend
+ * may see Closed while we still map its pages; ending access to a mapped
+ * grant leaves the page to the grant table's deferred free, which is
+ * what xfab_blkfront and stock blkfront (since XSA-396) do.
+ */
+static bool bb_drain_later(struct xfab_bb_dev *dev, struct xfab_bb_ring *rings,
+			   unsigned int nr)
+{
+	struct bb_backend *be = container_of(dev, struct bb_backend, dev);
+	struct bb_drain *d;
+
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return false;	/* the caller waits in place */
+	d->be = be;
+	d->rings = rings;
+	d->nr = nr;
+	INIT_WORK(&d->work, bb_drain_work);
+	kref_get(&be->ref);
+	get_device(&dev->xdev->dev);
+	atomic_inc(&xfab_bb_totals.draining);
+	dev_info(&dev->xdev->dev,
+		 "disconnecting with requests still at the disk: finishing them in the background\n");
+	queue_work(xfab_bb_drain_wq, &d->work);
+	return true;
+}
+
+static void bb_disconnect(struct xfab_bb_dev *dev)
+{
+	struct xfab_bb_ring *rings = dev->rings;
+	unsigned int i, nr = dev->nr_alloc;
+	bool busy = false;
+
+	if (!rings)
 		return;
 	dev->nr_rings = 0;
-	for (i = 0; i < dev->nr_alloc; i++)
-		xfab_bb_ring_disconnect(&dev->rings[i]);
-	mutex_lock(&dev->rings_lock);	/* sysfs readers sum the rings */
-	for (i = 0; i < dev->nr_alloc; i++)
-		xfab_bb_stats_add(&dev->gone, &dev->rings[i].st);
-	kfree(dev->rings);
+	for (i = 0; i < nr; i++) {
+		xfab_bb_ring_stop(&rings[i]);
+		busy |= atomic_read(&rings[i].inflight) != 0;
+	}
+	mutex_lock(&dev->rings_lock);
 	dev->rings = NULL;
 	dev->nr_alloc = 0;
 	mutex_unlock(&dev->rings_lock);
+	if (!busy || !bb_drain_later(dev, rings, nr))
+		bb_rings_free(dev, rings, nr);
 }
 
 static int bb_connect(struct xfab_bb_dev *dev)
@@ -488,10 +566,19 @@ static void bb_remove(struct xenbus_device *xdev)
 	bb_disconnect(&be->dev);	/* if Closed was reached another way */
 	if (be->groups_added)
 		sysfs_remove_groups(&xdev->dev.kobj, xfab_bb_groups);
+	be->groups_added = false;
+	dev_set_drvdata(&xdev->dev, NULL);
+	kref_put(&be->ref, bb_release);
+}
+
+/* The last of remove and the drains: the disk may close now. */
+static void bb_release(struct kref *ref)
+{
+	struct bb_backend *be = container_of(ref, struct bb_backend, ref);
+
 	bb_close_disk(&be->dev);
 	if (be->counted)
 		atomic_dec(&xfab_bb_totals.devices);
-	dev_set_drvdata(&xdev->dev, NULL);
 	kfree(be);
 }
 
@@ -507,6 +594,7 @@ static int bb_probe(struct xenbus_device *xdev,
 	if (!be)
 		return -ENOMEM;
 	be->dev.xdev = xdev;
+	kref_init(&be->ref);
 	mutex_init(&be->dev.rings_lock);
 	mutex_init(&be->state_lock);
 	INIT_DELAYED_WORK(&be->resize_work, bb_resize_work);
