@@ -14,7 +14,7 @@
 /* Which case the next vbd runs; the scenario writes it before attaching. */
 char hs_vbd_case[32] = "valid";
 module_param_string(vbd_case, hs_vbd_case, sizeof(hs_vbd_case), 0644);
-MODULE_PARM_DESC(vbd_case, "Case the next attached vbd runs: valid, refuse_flood, bad_gref, sector_wrap, too_many_segs, prod_jump, kick_storm, ro_writes");
+MODULE_PARM_DESC(vbd_case, "Case the next attached vbd runs: valid, refuse_flood, bad_gref, sector_wrap, too_many_segs, prod_jump, kick_storm, ro_writes, close_inflight");
 
 char hs_vif_case[32] = "valid";
 module_param_string(vif_case, hs_vif_case, sizeof(hs_vif_case), 0644);

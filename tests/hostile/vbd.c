@@ -20,6 +20,10 @@
  *                  writes from 2048 pages granted read-only (issue 20,
  *                  defect 8): all must be answered OKAY, whatever the
  *                  backend's bounds on kept mappings
+ *   close_inflight a ring's worth of valid reads, reported at once
+ *                  without waiting: the scenario puts them on a disk that
+ *                  holds them for seconds and detaches meanwhile (the
+ *                  backend must not hold xenwatch until the disk is done)
  *
  * Responses are only counted (by status), never trusted for more: this
  * module must not fault whatever the backend does.
@@ -41,12 +45,12 @@
 enum hs_case {
 	HS_VALID, HS_REFUSE_FLOOD, HS_BAD_GREF, HS_SECTOR_WRAP,
 	HS_TOO_MANY_SEGS, HS_PROD_JUMP, HS_KICK_STORM, HS_RO_WRITES,
-	HS_NR_CASES
+	HS_CLOSE_INFLIGHT, HS_NR_CASES
 };
 
 static const char *const hs_case_names[HS_NR_CASES] = {
 	"valid", "refuse_flood", "bad_gref", "sector_wrap", "too_many_segs",
-	"prod_jump", "kick_storm", "ro_writes",
+	"prod_jump", "kick_storm", "ro_writes", "close_inflight",
 };
 
 /* ro_writes: distinct pages written from, each granted read-only. */
@@ -197,6 +201,16 @@ static void hs_post_until(struct hs_vbd *v, u64 limit, unsigned long end)
 	}
 }
 
+/* Fill the ring and kick once; whatever is answered is not waited for. */
+static void hs_post_ring(struct hs_vbd *v)
+{
+	while (!RING_FULL(&v->front))
+		hs_fill(v, v->posted);
+	hs_push(v);
+	msleep(100);		/* reaped once: the report shows the disk's delay */
+	hs_reap(v);
+}
+
 static void hs_prod_jump(struct hs_vbd *v, unsigned long end)
 {
 	/* Say 4 rings' worth were posted; post nothing. */
@@ -241,6 +255,9 @@ static int hs_run(void *arg)
 		break;
 	case HS_KICK_STORM:
 		hs_kick_storm(v, flood);
+		break;
+	case HS_CLOSE_INFLIGHT:
+		hs_post_ring(v);
 		break;
 	case HS_RO_WRITES:
 		/* every page twice: kept mappings are found again */

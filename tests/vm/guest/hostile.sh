@@ -77,19 +77,23 @@ hostile_wait() {
 # scenario if the backend did not take the device, did not let it go, or
 # kept anything.
 hostile_vbd() {
-	local be=$1 c=$2 run dir f
+	local be=$1 c=$2 run dir f t0
 	HS=() HB=()
 	run=$(hostile_arm vbd $c $HS_SECS) || exit $?
-	log "hostile vbd: $c against $be (run $run)"
-	must timeout 60 xl block-attach h1 'phy:/dev/ram0,xvdb,w' >/dev/null
+	log "hostile vbd: $c against $be (run $run) on ${HS_DISK:-/dev/ram0}"
+	must timeout 60 xl block-attach h1 "phy:${HS_DISK:-/dev/ram0},xvdb,w" >/dev/null
 	hostile_wait $run $((HS_SECS + 90))
 	dir=$(blk_sysdir h1 xvdb)
 	for f in "$dir"/statistics/*; do
 		[ -f "$f" ] && read -r "HB[${f##*/}]" <"$f"
 	done
 	# xenwatch must still be serving: the detach goes through it
+	t0=$(date +%s%N)
 	timeout 90 xl block-detach h1 xvdb >/dev/null 2>&1 ||
 		fail "$c against $be: block-detach did not finish (xenwatch or the backend stuck)"
+	HB[detach_ms]=$((($(date +%s%N) - t0) / 1000000))
+	[ "$be" = xfab_blkback ] &&
+		HB[draining]=$(awk '$1 == "draining" { print $2 }' /sys/kernel/debug/xfab_blkback/summary)
 	wait_for 30 sh -c "! test -e $dir" ||
 		fail "$c against $be: backend device $dir still there after detach"
 	[ "$be" = xfab_blkback ] && blk_nothing_left
@@ -189,9 +193,53 @@ hostile_judge() {
 		det="okay=${HS[okay]}"
 		[ $x = 1 ] && det="$det ro_maps=${HB[ro_maps]} ro_budget=${HB[ro_budget]:-?} ro_full=${HB[ro_full]} map_errors=${HB[map_errors]}" &&
 			{ [ "${HB[ro_maps]:-0}" -gt 0 ] || why="$why no write read in place (ro_maps 0)"; } ;;
+	close_inflight)
+		# the disk must still hold the reads, or the case measures nothing
+		[ "${HS[answered]}" -lt "${HS[posted]}" ] ||
+			why="$why the disk answered all ${HS[posted]} reads at once (no delay)"
+		[ "${HB[detach_ms]}" -le "$HS_DETACH_MS" ] ||
+			why="$why detach took ${HB[detach_ms]} ms with reads at the disk (xenwatch held)"
+		det="detach_ms=${HB[detach_ms]} with $((HS[posted] - HS[answered])) reads at the disk"
+		[ $x = 1 ] && det="$det draining=${HB[draining]}" &&
+			{ [ "${HB[draining]}" = 1 ] || why="$why draining ${HB[draining]} at detach"; } ;;
 	*) why="no judge for case $c" ;;
 	esac
 	if [ -n "$why" ]; then echo "bad$why"; else echo "ok $det"; fi
+}
+
+# close_inflight: the slow disk holds each request HS_DELAY_MS; a detach
+# that waits for them in xenwatch takes about that long, one that does
+# not about a second.
+HS_DELAY_MS=12000
+HS_DETACH_MS=5000
+
+# hostile_slow_disk: /dev/mapper/xfab-slow, dom0's RAM disk behind
+# dm-delay (every read and write held HS_DELAY_MS). DM_DISABLE_UDEV:
+# dmsetup makes the node itself; waiting for udev to confirm hangs here.
+# The delay comes once udev has probed the new disk (its blkid would
+# hold it open for minutes), and goes before the disk does.
+hostile_slow_disk() {
+	must modprobe dm-delay
+	must timeout 30 env DM_DISABLE_UDEV=1 dmsetup create xfab-slow \
+		--table "$(hostile_slow_table 0)"
+	udevadm settle -t 30
+	hostile_slow_reload $HS_DELAY_MS
+}
+
+hostile_slow_table() {
+	echo "0 $(blockdev --getsz /dev/ram0) delay /dev/ram0 0 $1"
+}
+
+hostile_slow_reload() {
+	must timeout 30 env DM_DISABLE_UDEV=1 dmsetup reload xfab-slow --table "$(hostile_slow_table $1)"
+	must timeout 30 env DM_DISABLE_UDEV=1 dmsetup resume xfab-slow
+}
+
+hostile_slow_disk_done() {
+	hostile_slow_reload 0
+	udevadm settle -t 30
+	wait_for 30 timeout 10 env DM_DISABLE_UDEV=1 dmsetup remove xfab-slow ||
+		fail "xfab-slow still busy after its last detach: $(timeout 10 env DM_DISABLE_UDEV=1 dmsetup remove xfab-slow 2>&1)"
 }
 
 # hostile_vjudge BACKEND CASE: as hostile_judge, for the vif cases (HB

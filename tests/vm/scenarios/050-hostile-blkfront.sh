@@ -19,32 +19,44 @@
 #   writes still OKAY, ro_budget counted); with a cache of 8 slots an
 #   11-page write finds them all pinned and must map read-only for that
 #   request, not writable (which Xen refuses for a read-only grant).
-#   make check runs refuse_flood, prod_jump, ro_writes and valid (and the
-#   control and both bounds) against xfab_blkback only; check-full every
-#   case against both (HOSTILE_FULL).
-# Topology: dom0 (the backend; brd /dev/ram0) <-> domU h1 (xfab_hostile
-#   only, no other frontend, no network), xvdb attached per case.
+#   close_inflight: a ring's worth of reads on a disk that holds each for
+#   12 s (dm-delay over the RAM disk), detached at once: the detach must
+#   finish in 5 s, not wait in xenwatch for the disk (every PV device of
+#   dom0 waits with it); xfab_blkback finishes those rings in the
+#   background (draining 1 in debugfs), then holds nothing.
+#   make check runs refuse_flood, prod_jump, ro_writes, close_inflight
+#   and valid (and the control and both bounds) against xfab_blkback
+#   only; check-full every case against both (HOSTILE_FULL).
+# Topology: dom0 (the backend; brd /dev/ram0, and xfab-slow, dm-delay
+#   over it) <-> domU h1 (xfab_hostile only, no other frontend, no
+#   network), xvdb attached per case.
 . /xfab/guest/lib.sh
 . /xfab/guest/blk.sh
 . /xfab/guest/hostile.sh
 
-CASES=$(hostile_cases "valid refuse_flood bad_gref sector_wrap too_many_segs prod_jump kick_storm ro_writes valid" \
-	"refuse_flood prod_jump ro_writes valid")
+CASES=$(hostile_cases "valid refuse_flood bad_gref sector_wrap too_many_segs prod_jump kick_storm ro_writes close_inflight valid" \
+	"refuse_flood prod_jump ro_writes close_inflight valid")
 
 BACKENDS=xfab_blkback
 [ -n "$HOSTILE_FULL" ] && BACKENDS="xen-blkback xfab_blkback"
 
 blk_make_disks
+hostile_slow_disk
 domu_start h1 --novif --mods xfab_hostile
 for be in $BACKENDS; do
 	blk_use_backend $be
 	for c in $CASES; do
+		HS_DISK=/dev/ram0
+		[ $c = close_inflight ] && HS_DISK=/dev/mapper/xfab-slow
 		hostile_vbd $be $c
 		hostile_record $be $c "$(hostile_judge $be $c)"
 		figure "hostile.$be.$c.answered" "${HS[answered]}"
 		figure "hostile.$be.$c.ms" "${HS[ms]}"
+		[ $c = close_inflight ] && figure "hostile.$be.$c.detach_ms" "${HB[detach_ms]}"
 	done
 done
+HS_DISK=/dev/ram0
+hostile_slow_disk_done
 
 # The control: an unthrottled xfab_blkback must break the bound.
 echo 0 >/sys/module/xfab_blkback/parameters/refuse_rate
