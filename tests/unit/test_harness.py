@@ -107,6 +107,20 @@ class HarnessTest(unittest.TestCase):
         self.assertEqual(out["001-stock-baseline"]["status"], "PASS")
         self.assertEqual(out["002-module-pipeline"]["status"], "FAIL")
 
+    def test_stock_splat_the_scenario_recorded_fails_nothing(self):
+        warn = "[  188.6] WARNING: CPU: 1 PID: 36 at drivers/block/xen-blkback/xenbus.c:337 xen_blkif_disconnect [xen_blkback]"
+        trace = "[  188.7] Call Trace:"
+        passing = CHANNEL_OK.replace("FAIL 30", "PASS 30")
+        recorded = passing.replace(
+            "@@end 001", "@@stock 001-stock-baseline %s\n@@stock 001-stock-baseline %s\n@@end 001" % (warn, trace))
+        rc, out = self.finish(self.feed(recorded, warn + "\n" + trace + "\n"))
+        self.assertEqual(rc, 0)
+        self.assertEqual(out["001-stock-baseline"]["status"], "PASS")
+        # a splat line the scenario did not record still fails
+        rc, out = self.finish(self.feed(recorded, warn + "\n" + trace + "\n[  189.0] BUG: oops\n"))
+        self.assertEqual(rc, 1)
+        self.assertEqual(out["002-module-pipeline"]["status"], "FAIL")
+
     def test_watchdog_lines_are_splats(self):
         for line in ("watchdog: BUG: soft lockup - CPU#1 stuck for 23s! [xfab-blk1.5-0:311]",
                      "INFO: task xenwatch:41 blocked for more than 120 seconds.",

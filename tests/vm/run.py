@@ -190,6 +190,7 @@ class Channel:
         # (scenario running when it was logged or None, line)
         self.sick = []
         self.splats = []
+        self.stock_splats = set()
         self.current = None
         self.settled = False
 
@@ -256,6 +257,9 @@ class Channel:
                 s["xenstore"][key[3:]] = val
             else:
                 s["figures"][key] = num(val)
+        elif kind == "@@stock" and len(parts) >= 3:
+            # a stock driver's splat the scenario recorded as its finding
+            self.stock_splats.add(ln.split(" ", 2)[2].strip())
         elif kind == "@@line" and len(parts) >= 3:
             self._scenario(parts[1])["lines"].append(ln.split(" ", 2)[2])
         elif kind == "@@end" and len(parts) >= 4:
@@ -329,7 +333,8 @@ def settle(chan, verdict, scenarios):
                                "figures": {}, "xenstore": {}, "lines": []}
     # Splats the dom0 runner attributed already failed their scenario:
     # as kernel log lines, or as the oops of a domain running xfab code.
-    unattributed = chan.splats and not any(
+    splats = [ln for ln in chan.splats if ln not in chan.stock_splats]
+    unattributed = splats and not any(
         s["status"] in ("FAIL", "ERROR") and
         s["reason"].startswith(("kernel log:", XFAB_DOMAIN))
         for s in chan.scen.values())
@@ -347,8 +352,8 @@ def settle(chan, verdict, scenarios):
         elif unattributed and s["status"] == "PASS":
             s["status"] = "FAIL"
             s["reason"] = ("kernel splat outside the scenarios: " +
-                           chan.splats[0][:160])
-            s["lines"] = s["lines"] + chan.splats[:10]
+                           splats[0][:160])
+            s["lines"] = s["lines"] + splats[:10]
 
 
 def hostile_table(chan):

@@ -100,12 +100,16 @@ mark_logs() {
 	done
 }
 
-# Print offending lines logged since mark_logs, dom0's and every domU's.
-# Each domU's new console text stays in $W/con.NAME for the verdict.
+# Print offending lines logged since mark_logs, dom0's and every domU's,
+# but for a stock driver's splats the scenario recorded in file $1 (see
+# stock_splats in lib.sh). Each domU's new console text stays in
+# $W/con.NAME for the verdict.
 sick_lines() {
 	local f d
 	dmesg >"$W/dmesg.now"
-	new_lines "$W/dmesg.now" | grep -E "$TESTBED_RE|$SPLAT_RE" | sed 's/^/dom0: /'
+	touch "$1"
+	new_lines "$W/dmesg.now" | grep -E "$TESTBED_RE|$SPLAT_RE" |
+		grep -vxF -f "$1" | sed 's/^/dom0: /'
 	rm -f "$W"/con.*
 	for f in /var/log/xen/console/guest-*.log; do
 		[ -f "$f" ] || continue
@@ -174,7 +178,9 @@ run_scenario() {
 	# unless the domain ran xfab code: then it is ours (XFAB_DOMAIN in
 	# run.py: a FAIL, never run again).
 	died=$(lib_dead_domains)
-	lines=$(sick_lines)
+	lines=$(sick_lines "$W/out/$scen.stock-splats")
+	# the console has them too: run.py must not count them either
+	sed "s/^/@@stock $scen /" "$W/out/$scen.stock-splats" >&3
 	if [ -n "$(xfab_domain_died "$died")" ]; then
 		status=FAIL reason="xfab domain died: $(xfab_domain_died "$died") (it had xfab modules loaded)"
 	elif [ -n "$died" ]; then

@@ -17,13 +17,21 @@ bad=""
 
 # hostile_record DRIVER CASE VERDICT: log and keep a verdict ("ok ..."
 # or "bad ..."), send it as the figure run.py's hostile table is built
-# from, and remember it if an xfab driver answered badly.
+# from, and remember it if an xfab driver answered badly. A stock
+# backend's dom0 splats since the case began (stock_mark) make its
+# verdict bad and are recorded, not failed (stock_splats).
 hostile_record() {
-	log "$1 $2: $3"
-	TABLE[$1.$2]=$3
-	figure "hostile.$1.$2.verdict" "$3"
+	local v=$3 s
 	case $1 in
-	xfab_*) [ "${3%% *}" = ok ] || bad="$bad $2:${3#bad}" ;;
+	xen-blkback | xen-netback)
+		s=$(stock_splats "${1//-/_}" | sort | uniq -c | awk '{ $1 = $1 "x"; print }' | paste -sd ';')
+		[ -n "$s" ] && v="bad dom0 splat: $s; ${v#* }" ;;
+	esac
+	log "$1 $2: $v"
+	TABLE[$1.$2]=$v
+	figure "hostile.$1.$2.verdict" "$v"
+	case $1 in
+	xfab_*) [ "${v%% *}" = ok ] || bad="$bad $2:${v#bad}" ;;
 	esac
 }
 
@@ -79,6 +87,7 @@ hostile_wait() {
 hostile_vbd() {
 	local be=$1 c=$2 run dir f t0
 	HS=() HB=()
+	stock_mark
 	run=$(hostile_arm vbd $c $HS_SECS) || exit $?
 	log "hostile vbd: $c against $be (run $run) on ${HS_DISK:-/dev/ram0}"
 	must timeout 60 xl block-attach h1 "phy:${HS_DISK:-/dev/ram0},xvdb,w" >/dev/null
@@ -110,6 +119,7 @@ HV_SECS=${HV_SECS:-14}
 hostile_vif() {
 	local be=$1 c=$2 run id dev devid secs=$HS_SECS k ping=""
 	HS=() HB=()
+	stock_mark
 	[ $c = no_rx ] && secs=$HV_SECS
 	id=$(domu_id h1)
 	run=$(hostile_arm vif $c $secs) || exit $?
