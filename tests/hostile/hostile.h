@@ -53,6 +53,8 @@ struct hs_front_ops {
 	int (*setup)(struct hs_front *f);	/* rings, channel, keys */
 	void (*teardown)(struct hs_front *f);	/* any prefix of setup */
 	int (*run)(void *f);			/* the case's thread */
+	/* state_flip: rewrite the ring keys for flip number n */
+	void (*flip_keys)(struct hs_front *f, unsigned int n);
 	enum xenbus_state ready;	/* ours once set up: blkif Initialised */
 	bool connect;			/* go Connected when the backend does */
 };
@@ -64,11 +66,24 @@ struct hs_front {
 	unsigned int run;		/* which attach this is */
 	struct task_struct *thread;
 	bool set_up;
+	bool flipping;			/* state_flip: the case drives our state */
+	unsigned int flips;		/* state keys it wrote */
 };
 
 int hs_front_probe(struct xenbus_device *xdev, const struct hs_front_ops *ops);
 void hs_front_changed(struct xenbus_device *xdev, enum xenbus_state state);
 void hs_front_remove(struct xenbus_device *xdev);
+/*
+ * state_flip: write our state key through every state, in legal order
+ * or not, every 20 ms until end, the ring keys rewritten before each
+ * (ops->flip_keys: real, absent, impossible), the backend's moves ignored
+ * meanwhile; then Connected, and the lifecycle follows the backend again.
+ */
+void hs_flip_states(struct hs_front *f, unsigned long end);
+/* A key written with a number, or removed when val is negative. */
+void hs_key(struct xenbus_device *xdev, const char *key, long long val);
+/* kick_storm: notify the backend until end, nothing posted; the kicks. */
+u64 hs_kick_storm(int irq, unsigned long end);
 
 /*
  * The ring plumbing the hostile backends share (main.c): one ring page

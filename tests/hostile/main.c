@@ -7,6 +7,7 @@
 #include <linux/atomic.h>
 #include <linux/kthread.h>
 #include <linux/slab.h>
+#include <linux/delay.h>
 #include <xen/xen.h>
 #include <xen/events.h>
 #include "hostile.h"
@@ -14,11 +15,11 @@
 /* Which case the next vbd runs; the scenario writes it before attaching. */
 char hs_vbd_case[32] = "valid";
 module_param_string(vbd_case, hs_vbd_case, sizeof(hs_vbd_case), 0644);
-MODULE_PARM_DESC(vbd_case, "Case the next attached vbd runs: valid, refuse_flood, bad_gref, sector_wrap, too_many_segs, prod_jump, kick_storm, ro_writes, close_inflight");
+MODULE_PARM_DESC(vbd_case, "Case the next attached vbd runs: valid, refuse_flood, bad_gref, sector_wrap, too_many_segs, prod_jump, kick_storm, ro_writes, close_inflight, state_flip");
 
 char hs_vif_case[32] = "valid";
 module_param_string(vif_case, hs_vif_case, sizeof(hs_vif_case), 0644);
-MODULE_PARM_DESC(vif_case, "Case the next attached vif runs: valid, no_rx, tx_bad_gref, tx_zero_frag, tx_cross_page, tx_slot_flood, tx_prod_jump, kick_storm");
+MODULE_PARM_DESC(vif_case, "Case the next attached vif runs: valid, no_rx, tx_bad_gref, tx_zero_frag, tx_cross_page, tx_slot_flood, tx_prod_jump, kick_storm, state_flip");
 
 /* How long a flood lasts: long enough for a rate, short for a check. */
 unsigned int hs_secs = 10;
@@ -117,6 +118,9 @@ void hs_front_changed(struct xenbus_device *xdev, enum xenbus_state state)
 	struct hs_front *f = dev_get_drvdata(&xdev->dev);
 	int err;
 
+	/* a Closing would stop the flipping thread: the case ignores it */
+	if (READ_ONCE(f->flipping))
+		return;
 	switch (state) {
 	case XenbusStateInitWait:
 		if (f->set_up)
@@ -151,6 +155,53 @@ void hs_front_changed(struct xenbus_device *xdev, enum xenbus_state state)
 	default:
 		break;
 	}
+}
+
+/* Every state, some twice, one that does not exist, none in protocol order. */
+static const int hs_flips[] = {
+	XenbusStateInitialised, XenbusStateConnected, XenbusStateInitialising,
+	XenbusStateConnected, XenbusStateClosing, XenbusStateConnected,
+	XenbusStateClosed, XenbusStateInitialised, XenbusStateReconfiguring,
+	XenbusStateConnected, 42, XenbusStateInitWait, XenbusStateConnected,
+};
+
+void hs_flip_states(struct hs_front *f, unsigned long end)
+{
+	const char *node = f->xdev->nodename;
+
+	WRITE_ONCE(f->flipping, true);
+	while (!kthread_should_stop() && time_before(jiffies, end)) {
+		if (f->ops->flip_keys)
+			f->ops->flip_keys(f, f->flips);
+		xenbus_printf(XBT_NIL, node, "state", "%d",
+			      hs_flips[f->flips % ARRAY_SIZE(hs_flips)]);
+		f->flips++;
+		msleep(20);
+	}
+	xenbus_printf(XBT_NIL, node, "state", "%d", XenbusStateConnected);
+	WRITE_ONCE(f->flipping, false);
+}
+
+void hs_key(struct xenbus_device *xdev, const char *key, long long val)
+{
+	if (val < 0)
+		xenbus_rm(XBT_NIL, xdev->nodename, key);
+	else
+		xenbus_printf(XBT_NIL, xdev->nodename, key, "%lld", val);
+}
+
+u64 hs_kick_storm(int irq, unsigned long end)
+{
+	u64 kicks = 0;
+	unsigned int i;
+
+	while (!kthread_should_stop() && time_before(jiffies, end)) {
+		for (i = 0; i < 1000; i++)
+			notify_remote_via_irq(irq);
+		kicks += i;
+		cond_resched();
+	}
+	return kicks;
 }
 
 void hs_front_remove(struct xenbus_device *xdev)

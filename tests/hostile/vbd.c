@@ -24,6 +24,10 @@
  *                  without waiting: the scenario puts them on a disk that
  *                  holds them for seconds and detaches meanwhile (the
  *                  backend must not hold xenwatch until the disk is done)
+ *   state_flip     a ring's worth of valid reads, then for secs our state
+ *                  key flips through every state every 20 ms, in no
+ *                  protocol order, the ring keys changing under it
+ *                  (hs_flip_states, hs_flip_keys)
  *
  * Responses are only counted (by status), never trusted for more: this
  * module must not fault whatever the backend does.
@@ -45,12 +49,13 @@
 enum hs_case {
 	HS_VALID, HS_REFUSE_FLOOD, HS_BAD_GREF, HS_SECTOR_WRAP,
 	HS_TOO_MANY_SEGS, HS_PROD_JUMP, HS_KICK_STORM, HS_RO_WRITES,
-	HS_CLOSE_INFLIGHT, HS_NR_CASES
+	HS_CLOSE_INFLIGHT, HS_STATE_FLIP, HS_NR_CASES
 };
 
 static const char *const hs_case_names[HS_NR_CASES] = {
 	"valid", "refuse_flood", "bad_gref", "sector_wrap", "too_many_segs",
 	"prod_jump", "kick_storm", "ro_writes", "close_inflight",
+	"state_flip",
 };
 
 /* ro_writes: distinct pages written from, each granted read-only. */
@@ -225,19 +230,6 @@ static void hs_prod_jump(struct hs_vbd *v, unsigned long end)
 	}
 }
 
-static void hs_kick_storm(struct hs_vbd *v, unsigned long end)
-{
-	unsigned int i;
-
-	while (!kthread_should_stop() && time_before(jiffies, end)) {
-		for (i = 0; i < 1000; i++)
-			notify_remote_via_irq(v->irq);
-		v->kicks += i;
-		cond_resched();
-	}
-	hs_reap(v);
-}
-
 static int hs_run(void *arg)
 {
 	struct hs_vbd *v = container_of((struct hs_front *)arg,
@@ -254,10 +246,15 @@ static int hs_run(void *arg)
 		hs_prod_jump(v, t0 + 3 * HZ);
 		break;
 	case HS_KICK_STORM:
-		hs_kick_storm(v, flood);
+		v->kicks += hs_kick_storm(v->irq, flood);
+		hs_reap(v);
 		break;
 	case HS_CLOSE_INFLIGHT:
 		hs_post_ring(v);
+		break;
+	case HS_STATE_FLIP:
+		hs_post_ring(v);
+		hs_flip_states(&v->f, flood);
 		break;
 	case HS_RO_WRITES:
 		/* every page twice: kept mappings are found again */
@@ -268,12 +265,12 @@ static int hs_run(void *arg)
 		hs_post_until(v, HS_COUNTED_REQS, counted);
 		break;
 	}
-	hs_report("run=%u case=%s ms=%u posted=%llu answered=%llu okay=%llu error=%llu notsupp=%llu other=%llu kicks=%llu irqs=%lld lies=%llu",
+	hs_report("run=%u case=%s ms=%u posted=%llu answered=%llu okay=%llu error=%llu notsupp=%llu other=%llu kicks=%llu irqs=%lld lies=%llu flips=%u",
 		  v->f.run, hs_case_names[v->f.kase],
 		  jiffies_to_msecs(jiffies - t0),
 		  v->posted, v->answered, v->okay, v->error, v->notsupp,
 		  v->other, v->kicks, (long long)atomic64_read(&v->irqs),
-		  v->lies);
+		  v->lies, v->f.flips);
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(HZ);
 	return 0;
@@ -401,6 +398,26 @@ static int hs_keys(struct hs_vbd *v)
 	return err;
 }
 
+/*
+ * state_flip's keys: the ring's order absent, 0, 2 (with or without the
+ * per-page refs) or 99, its ref and channel real or nobody's, so that a
+ * backend connecting meanwhile reads a mix (issue 20 defect 6 read the
+ * order, then decided by another read which refs to take).
+ */
+static void hs_flip_keys(struct hs_front *f, unsigned int n)
+{
+	static const int orders[] = { -1, 0, 2, 2, 99 };
+	struct hs_vbd *v = container_of(f, struct hs_vbd, f);
+	struct xenbus_device *xdev = f->xdev;
+	int order = orders[n % ARRAY_SIZE(orders)];
+
+	hs_key(xdev, "ring-page-order", order);
+	hs_key(xdev, "ring-ref", n % 3 ? v->ring_ref : HS_NOBODYS_GREF);
+	hs_key(xdev, "ring-ref0", n % 2 ? v->ring_ref : -1);
+	hs_key(xdev, "ring-ref1", n % 2 ? HS_NOBODYS_GREF : -1);
+	hs_key(xdev, "event-channel", n % 4 ? v->evtchn : 99999);
+}
+
 static void hs_init(struct hs_front *f)
 {
 	struct hs_vbd *v = container_of(f, struct hs_vbd, f);
@@ -420,6 +437,7 @@ static const struct hs_front_ops hs_vbd_ops = {
 	.setup = hs_setup,
 	.teardown = hs_teardown,
 	.run = hs_run,
+	.flip_keys = hs_flip_keys,
 	.ready = XenbusStateInitialised,
 	.connect = true,
 };

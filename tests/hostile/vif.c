@@ -17,6 +17,10 @@
  *   tx_slot_flood  one frame chained over 20 slots (more than 18)
  *   tx_prod_jump   the TX producer index 4 rings ahead (XSA-39 class)
  *   kick_storm     for secs, notify the backend with nothing posted
+ *   state_flip     RX buffers posted, then for secs our state key flips
+ *                  through every state every 20 ms, in no protocol order,
+ *                  the ring keys changing under it (hs_flip_states,
+ *                  hv_flip_keys)
  *
  * Responses are only counted, never trusted for more.
  */
@@ -36,12 +40,13 @@
 
 enum hs_vcase {
 	HV_VALID, HV_NO_RX, HV_TX_BAD_GREF, HV_TX_ZERO_FRAG, HV_TX_CROSS_PAGE,
-	HV_TX_SLOT_FLOOD, HV_TX_PROD_JUMP, HV_KICK_STORM, HV_NR_CASES
+	HV_TX_SLOT_FLOOD, HV_TX_PROD_JUMP, HV_KICK_STORM, HV_STATE_FLIP,
+	HV_NR_CASES
 };
 
 static const char *const hv_names[HV_NR_CASES] = {
 	"valid", "no_rx", "tx_bad_gref", "tx_zero_frag", "tx_cross_page",
-	"tx_slot_flood", "tx_prod_jump", "kick_storm",
+	"tx_slot_flood", "tx_prod_jump", "kick_storm", "state_flip",
 };
 
 #define HV_FRAMES 256u
@@ -220,7 +225,6 @@ static int hv_run(void *arg)
 					struct hs_vif, f);
 	unsigned long t0 = jiffies, flood = t0 + hs_secs * HZ;
 	u64 got;
-	u32 i;
 
 	switch (v->f.kase) {
 	case HV_NO_RX:
@@ -238,13 +242,12 @@ static int hv_run(void *arg)
 		hv_wait(v, t0 + 3 * HZ);
 		break;
 	case HV_KICK_STORM:
-		while (!kthread_should_stop() && time_before(jiffies, flood)) {
-			for (i = 0; i < 1000; i++)
-				notify_remote_via_irq(v->irq);
-			v->kicks += i;
-			cond_resched();
-		}
+		v->kicks += hs_kick_storm(v->irq, flood);
 		hv_reap(v);
+		break;
+	case HV_STATE_FLIP:
+		hv_post_rx(v);
+		hs_flip_states(&v->f, flood);
 		break;
 	case HV_TX_CROSS_PAGE:
 	case HV_TX_SLOT_FLOOD:
@@ -257,11 +260,11 @@ static int hv_run(void *arg)
 		hv_wait(v, jiffies + HZ / 2);
 		break;
 	}
-	hs_report("run=%u case=%s ms=%u posted=%llu answered=%llu okay=%llu error=%llu null=%llu rx_posted=%llu rx_got=%llu rx_err=%llu rx_after=%llu kicks=%llu irqs=%lld lies=%llu",
+	hs_report("run=%u case=%s ms=%u posted=%llu answered=%llu okay=%llu error=%llu null=%llu rx_posted=%llu rx_got=%llu rx_err=%llu rx_after=%llu kicks=%llu irqs=%lld lies=%llu flips=%u",
 		  v->f.run, hv_names[v->f.kase], jiffies_to_msecs(jiffies - t0),
 		  v->posted, v->answered, v->okay, v->error, v->null,
 		  v->rx_posted, v->rx_got, v->rx_err, v->rx_after, v->kicks,
-		  (long long)atomic64_read(&v->irqs), v->lies);
+		  (long long)atomic64_read(&v->irqs), v->lies, v->f.flips);
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(HZ);
 	return 0;
@@ -368,6 +371,22 @@ static int hv_keys(struct hs_vif *v)
 	       xenbus_printf(XBT_NIL, dir, "feature-rx-notify", "%u", 1);
 }
 
+/*
+ * state_flip's keys: ring refs real or nobody's, the queue count absent,
+ * 0, 2 (with no queue directories) or 1000, the channel real or not.
+ */
+static void hv_flip_keys(struct hs_front *f, unsigned int n)
+{
+	static const int queues[] = { -1, 0, 2, 1000 };
+	struct hs_vif *v = container_of(f, struct hs_vif, f);
+	struct xenbus_device *xdev = f->xdev;
+
+	hs_key(xdev, "multi-queue-num-queues", queues[n % ARRAY_SIZE(queues)]);
+	hs_key(xdev, "tx-ring-ref", n % 3 ? v->tx_ref : HV_NOBODYS_GREF);
+	hs_key(xdev, "rx-ring-ref", n % 5 ? v->rx_ref : -1);
+	hs_key(xdev, "event-channel", n % 2 ? v->evtchn : 99999);
+}
+
 static void hv_init(struct hs_front *f)
 {
 	struct hs_vif *v = container_of(f, struct hs_vif, f);
@@ -390,6 +409,7 @@ static const struct hs_front_ops hv_ops = {
 	.setup = hv_setup,
 	.teardown = hv_teardown,
 	.run = hv_run,
+	.flip_keys = hv_flip_keys,
 	.ready = XenbusStateConnected,
 	.connect = false,
 };

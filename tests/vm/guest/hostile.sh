@@ -203,6 +203,9 @@ hostile_judge() {
 		det="okay=${HS[okay]}"
 		[ $x = 1 ] && det="$det ro_maps=${HB[ro_maps]} ro_budget=${HB[ro_budget]:-?} ro_full=${HB[ro_full]} map_errors=${HB[map_errors]}" &&
 			{ [ "${HB[ro_maps]:-0}" -gt 0 ] || why="$why no write read in place (ro_maps 0)"; } ;;
+	state_flip)
+		[ "${HS[flips]:-0}" -gt 0 ] || why="$why no state flipped"
+		det="flips=${HS[flips]} posted=${HS[posted]} answered=${HS[answered]}" ;;
 	close_inflight)
 		# the disk must still hold the reads, or the case measures nothing
 		[ "${HS[answered]}" -lt "${HS[posted]}" ] ||
@@ -282,6 +285,9 @@ hostile_vjudge() {
 	kick_storm)
 		det="kicks=${HS[kicks]}"
 		k=txr_spurious ;;
+	state_flip)
+		[ "${HS[flips]:-0}" -gt 0 ] || why="$why no state flipped"
+		det="flips=${HS[flips]} rx_got=${HS[rx_got]}" ;;
 	*) why="no judge for case $c" ;;
 	esac
 	if [ $x = 1 ] && [ -n "$k" ]; then

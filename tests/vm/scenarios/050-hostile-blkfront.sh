@@ -24,8 +24,12 @@
 #   finish in 5 s, not wait in xenwatch for the disk (every PV device of
 #   dom0 waits with it); xfab_blkback finishes those rings in the
 #   background (draining 1 in debugfs), then holds nothing.
-#   make check runs refuse_flood, prod_jump, ro_writes, close_inflight
-#   and valid (and the control and both bounds) against xfab_blkback
+#   state_flip: the frontend's state key through every state, in no
+#   protocol order, every 20 ms for secs, with reads in flight: the
+#   backend may connect and disconnect as it likes, but must survive,
+#   let the device go at detach and hold nothing.
+#   make check runs refuse_flood, prod_jump, ro_writes, close_inflight,
+#   state_flip and valid (and the control and both bounds) against xfab_blkback
 #   only; check-full every case against both (HOSTILE_FULL).
 # Topology: dom0 (the backend; brd /dev/ram0, and xfab-slow, dm-delay
 #   over it) <-> domU h1 (xfab_hostile only, no other frontend, no
@@ -34,8 +38,8 @@
 . /xfab/guest/blk.sh
 . /xfab/guest/hostile.sh
 
-CASES=$(hostile_cases "valid refuse_flood bad_gref sector_wrap too_many_segs prod_jump kick_storm ro_writes close_inflight valid" \
-	"refuse_flood prod_jump ro_writes close_inflight valid")
+CASES=$(hostile_cases "valid refuse_flood bad_gref sector_wrap too_many_segs prod_jump kick_storm ro_writes close_inflight state_flip valid" \
+	"refuse_flood prod_jump ro_writes close_inflight state_flip valid")
 
 BACKENDS=xfab_blkback
 [ -n "$HOSTILE_FULL" ] && BACKENDS="xen-blkback xfab_blkback"

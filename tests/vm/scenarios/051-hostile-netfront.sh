@@ -6,7 +6,8 @@
 #   case (valid frames as the control, no RX buffers while dom0 floods
 #   the bridge with broadcasts, grant refs nobody granted, an empty
 #   second slot, a slot past its page, a 20-slot chain, a TX producer
-#   index 4 rings ahead, an event storm), then valid frames again (the
+#   index 4 rings ahead, an event storm, the frontend's state key flipped
+#   through every state every 20 ms), then valid frames again (the
 #   backend still takes new vifs). After each: the detach completes
 #   through xenwatch, the vif is gone and xfab_netback holds nothing.
 #   xfab_netback must also answer as a defended backend does, each case
@@ -15,15 +16,15 @@
 #   stock column is recorded from the same boot.
 # Topology: dom0 (the backend; bridge xenbr0 10.0.0.1/24) <-> domU h1
 #   (xfab_hostile only, no other frontend), one vif attached per case.
-#   make check runs no_rx, tx_prod_jump and valid against xfab_netback
-#   only (rx_stall_secs 3); check-full every case against both
-#   (HOSTILE_FULL).
+#   make check runs no_rx, tx_prod_jump, state_flip and valid against
+#   xfab_netback only (rx_stall_secs 3); check-full every case against
+#   both (HOSTILE_FULL).
 . /xfab/guest/lib.sh
 . /xfab/guest/blk.sh
 . /xfab/guest/hostile.sh
 
-CASES=$(hostile_cases "valid no_rx tx_bad_gref tx_zero_frag tx_cross_page tx_slot_flood tx_prod_jump kick_storm valid" \
-	"no_rx tx_prod_jump valid")
+CASES=$(hostile_cases "valid no_rx tx_bad_gref tx_zero_frag tx_cross_page tx_slot_flood tx_prod_jump kick_storm state_flip valid" \
+	"no_rx tx_prod_jump state_flip valid")
 # check: xfab_netback only, its stall timer shortened (the stock one,
 # rx_drain_timeout_msecs, is fixed at load); check-full: both, defaults
 BACKENDS="xfab_netback"
