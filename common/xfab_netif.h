@@ -4,7 +4,7 @@
  * the slots out of the shared ring first (each exactly once), then hands
  * the copies here; nothing in this file touches shared memory.
  *
- * Verdicts are graded, as DESIGN.md asks: a packet that is merely bad is
+ * Verdicts are graded, as docs/design.md asks: a packet merely bad is
  * dropped and counted (the ring stays usable); a chain that breaks the
  * protocol itself (runs past the producer, more slots than any frontend
  * may use, an unknown extra type) means the ring cannot be trusted and the

@@ -3,7 +3,7 @@
 
 Builds (or finds) the cached image, builds this tree's modules and helpers
 in the image chroot, packs them with the guest scripts onto a per-run disk,
-boots Xen + dom0 under QEMU TCG (-cpu Nehalem: see TESTBED-NOTES), reads
+boots Xen + dom0 under QEMU TCG (-cpu Nehalem: see docs/testbed.md), reads
 the verdict from its own channel (a virtio serial port, never the console),
 and writes a results directory:
 
@@ -54,8 +54,8 @@ def default_scenarios(d, full):
 DEFAULT_SCENARIOS = numbered(SCENARIO_DIR, soaks=False)
 # Lines in any console (Xen, dom0, domUs) that make the scenario running
 # at the time ERROR (the whole run, if logged before any): processes
-# dying in libc and traps, the TESTBED-NOTES symptoms of a sick nested
-# guest, which make its results suspect. "Oops: int3": a
+# dying in libc and traps, the symptoms of a sick nested guest
+# (docs/testbed.md), which make its results suspect. "Oops: int3": a
 # breakpoint left by live kernel-text patching executed after the patch
 # completed (seen once under TCG in stock TCP code); kernel text is
 # read-only, so no driver can plant one. "exc_debug_kernel": a
