@@ -12,3 +12,6 @@
 #include "../../common/xfab_copy.c"
 #include "../../common/xfab_credit.c"
 #include "../../common/xfab_blkif.c"
+#include "../../common/xfab_gcache.c"
+#include "../../common/xfab_poll.c"
+#include "../../common/xfab_xenbus.c"
