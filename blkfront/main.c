@@ -6,6 +6,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <xen/xen.h>
+#include <xen/platform_pci.h>
 #include "common.h"
 
 /*
@@ -93,7 +94,8 @@ MODULE_PARM_DESC(allow_relaxed, "Let the toolstack's xfab-trust=relaxed expose w
 
 static int __init xfab_bf_init(void)
 {
-	if (!xen_domain())
+	/* HVM guests whose emulated disks were not unplugged keep those */
+	if (!xen_domain() || !xen_has_pv_disk_devices())
 		return -ENODEV;
 	if (!xfab_bf_max_queues || xfab_bf_max_queues > 16 ||
 	    xfab_bf_max_ring_order > XFAB_RING_MAX_ORDER ||
@@ -137,4 +139,5 @@ module_init(xfab_bf_init);
 module_exit(xfab_bf_exit);
 MODULE_DESCRIPTION("xfab Xen PV block frontend (blkif compatible)");
 MODULE_LICENSE("Dual MIT/GPL");
-MODULE_ALIAS("xen:vbd");
+/* No "xen:vbd" alias: loaded explicitly, never raced against xen-blkfront
+ * by udev (docs/blk.md). */
