@@ -204,7 +204,8 @@ blk_interop() {
 
 # ---- lifecycle ----
 
-# One line of xfab_blkback's totals (devices, rings, grants_mapped).
+# One line of xfab_blkback's totals (devices, rings, grants_mapped,
+# ro_kept, draining).
 blk_total() {
 	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 	awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/xfab_blkback/summary 2>/dev/null

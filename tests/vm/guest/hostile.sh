@@ -101,8 +101,7 @@ hostile_vbd() {
 	timeout 90 xl block-detach h1 xvdb >/dev/null 2>&1 ||
 		fail "$c against $be: block-detach did not finish (xenwatch or the backend stuck)"
 	HB[detach_ms]=$((($(date +%s%N) - t0) / 1000000))
-	[ "$be" = xfab_blkback ] &&
-		HB[draining]=$(awk '$1 == "draining" { print $2 }' /sys/kernel/debug/xfab_blkback/summary)
+	[ "$be" = xfab_blkback ] && HB[draining]=$(blk_total draining)
 	wait_for 30 sh -c "! test -e $dir" ||
 		fail "$c against $be: backend device $dir still there after detach"
 	[ "$be" = xfab_blkback ] && blk_nothing_left
