@@ -225,15 +225,19 @@ hostile_judge() {
 HS_DELAY_MS=12000
 HS_DETACH_MS=5000
 
+# dmsetup with a timeout and DM_DISABLE_UDEV: it makes the node itself
+# (waiting for udev to confirm hangs here).
+hostile_dm() {
+	timeout 30 env DM_DISABLE_UDEV=1 dmsetup "$@"
+}
+
 # hostile_slow_disk: /dev/mapper/xfab-slow, dom0's RAM disk behind
-# dm-delay (every read and write held HS_DELAY_MS). DM_DISABLE_UDEV:
-# dmsetup makes the node itself; waiting for udev to confirm hangs here.
-# The delay comes once udev has probed the new disk (its blkid would
-# hold it open for minutes), and goes before the disk does.
+# dm-delay (every read and write held HS_DELAY_MS). The delay comes once
+# udev has probed the new disk (its blkid would hold it open for
+# minutes), and goes before the disk does.
 hostile_slow_disk() {
 	must modprobe dm-delay
-	must timeout 30 env DM_DISABLE_UDEV=1 dmsetup create xfab-slow \
-		--table "$(hostile_slow_table 0)"
+	must hostile_dm create xfab-slow --table "$(hostile_slow_table 0)"
 	udevadm settle -t 30
 	hostile_slow_reload $HS_DELAY_MS
 }
@@ -243,15 +247,15 @@ hostile_slow_table() {
 }
 
 hostile_slow_reload() {
-	must timeout 30 env DM_DISABLE_UDEV=1 dmsetup reload xfab-slow --table "$(hostile_slow_table $1)"
-	must timeout 30 env DM_DISABLE_UDEV=1 dmsetup resume xfab-slow
+	must hostile_dm reload xfab-slow --table "$(hostile_slow_table $1)"
+	must hostile_dm resume xfab-slow
 }
 
 hostile_slow_disk_done() {
 	hostile_slow_reload 0
 	udevadm settle -t 30
-	wait_for 30 timeout 10 env DM_DISABLE_UDEV=1 dmsetup remove xfab-slow ||
-		fail "xfab-slow still busy after its last detach: $(timeout 10 env DM_DISABLE_UDEV=1 dmsetup remove xfab-slow 2>&1)"
+	wait_for 30 hostile_dm remove xfab-slow ||
+		fail "xfab-slow still busy after its last detach: $(hostile_dm remove xfab-slow 2>&1)"
 }
 
 # hostile_vjudge BACKEND CASE: as hostile_judge, for the vif cases (HB
