@@ -85,6 +85,7 @@ struct hs_back {
 	/* results */
 	u64 reads, writes, segs, stale_segs, stale_bytes, copy_errors;
 	u64 changed, changed_bytes;
+	u32 last_req_prod;		/* ring_keep: as the last look saw it */
 	u64 held_full, map_errors;
 };
 
@@ -246,11 +247,11 @@ static void hb_disconnect(struct hs_back *b)
 {
 	hs_bring_stop(&b->br);
 	if (b->connected)
-		hs_report("run=%u case=%s reads=%llu writes=%llu segs=%llu stale_segs=%llu stale_bytes=%llu copy_errors=%llu changed=%llu changed_bytes=%llu held=%u held_full=%llu map_errors=%llu",
+		hs_report("run=%u case=%s reads=%llu writes=%llu segs=%llu stale_segs=%llu stale_bytes=%llu copy_errors=%llu changed=%llu changed_bytes=%llu looks=%u req_prod=%#x held=%u held_full=%llu map_errors=%llu",
 			  b->run, hb_cases[b->kase], b->reads, b->writes,
 			  b->segs, b->stale_segs, b->stale_bytes,
 			  b->copy_errors, b->changed, b->changed_bytes,
-			  b->nr_held, b->held_full, b->map_errors);
+			  b->rounds, b->last_req_prod, b->nr_held, b->held_full, b->map_errors);
 	b->connected = false;
 	hb_unhold(b);
 	kfree(b->snap);
@@ -281,6 +282,7 @@ static void hb_watch(struct work_struct *w)
 		diff += now[i] != b->snap[i];
 	b->changed += diff || !hb_ring_intact(b);
 	b->changed_bytes = max_t(u64, b->changed_bytes, diff);
+	b->last_req_prod = READ_ONCE(b->back.sring->req_prod);
 	if (++b->rounds < HB_KEEP_ROUNDS) {
 		schedule_delayed_work(&b->watch, HZ / 2);
 		return;
