@@ -426,4 +426,9 @@ void xfab_nb_rx_stall_check(struct work_struct *work)
 			 q->id, xfab_nb_rx_stall_secs);
 	WRITE_ONCE(q->rx_stalled, true);
 	q->st.rxr_drop_stall += xfab_nb_rx_purge(q);
+	/*
+	 * Buffers the guest posted while the purge ran end the stall; it
+	 * will not kick again for them, and a stalled queue queues no work.
+	 */
+	queue_work(xfab_nb_wq, &q->rx_work);
 }
