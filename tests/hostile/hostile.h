@@ -3,7 +3,7 @@
  * xfab_hostile: a test module that plays a misbehaving peer on real Xen,
  * to show what a backend does with a frontend that breaks the protocol,
  * and what a frontend shows or keeps for a backend that does. Not a
- * driver: it is loaded only on the testbed, by scenarios 050-053, in a
+ * driver: it is loaded only on the testbed, by scenarios 050 and 051, in a
  * domU in place of the frontend under test or in dom0 in place of the
  * backend.
  *

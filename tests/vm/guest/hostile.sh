@@ -5,10 +5,10 @@
 # parameter, then the detach. The backend under test is whichever
 # blk_use_backend (net_use_backend) loaded.
 
-HS_SECS=${HS_SECS:-5}
-# make check runs a subset of the cases (HOSTILE_FULL unset: about five
-# minutes for 050 and 051 together); make check-full all of them.
+# make check runs a subset of the cases (HOSTILE_FULL unset), its flood
+# cases for 3 s instead of 5; make check-full all of them.
 HOSTILE_FULL=${HOSTILE_FULL:-}
+if [ -n "$HOSTILE_FULL" ]; then HS_SECS=${HS_SECS:-5}; else HS_SECS=${HS_SECS:-3}; fi
 
 # Verdicts by "driver.case" for the log's table, and the xfab driver's
 # bad verdicts (the scenario fails with them).
@@ -59,10 +59,9 @@ declare -A HS HB
 # SECS; prints the run number its report will carry.
 hostile_arm() {
 	local rep
-	rep=$(domu_must h1 20 "cat /sys/module/xfab_hostile/parameters/report") || exit $?
-	domu_must h1 20 "echo $2 >/sys/module/xfab_hostile/parameters/${1}_case &&
-		echo $3 >/sys/module/xfab_hostile/parameters/secs" >/dev/null || exit $?
-	echo $(($(echo "$rep" | sed -n 's/^run=\([0-9]*\) .*/\1/p') + 1))
+	rep=$(domu_must h1 20 "p=/sys/module/xfab_hostile/parameters
+		cat \$p/report && echo $2 >\$p/${1}_case && echo $3 >\$p/secs") || exit $?
+	echo $(($(echo "$rep" | sed -n '1s/^run=\([0-9]*\) .*/\1/p') + 1))
 }
 
 # hostile_wait RUN LIMIT: wait in h1 for the report of RUN; fills HS.
@@ -300,25 +299,30 @@ hostile_vjudge() {
 	if [ -n "$why" ]; then echo "bad$why"; else echo "ok $det"; fi
 }
 
-# ---- xfab_hostile as dom0's backend (052, 053) ----
+# ---- xfab_hostile as dom0's backend (051) ----
 HS_REPORT=/sys/module/xfab_hostile/parameters/report
 
-# hostile_backend STOCK XFAB ARG DOMU: xfab_hostile, loaded with ARG
-# (backend=1, netback=1), becomes dom0's only backend of its kind: STOCK
-# and XFAB go and are blacklisted (udev would load STOCK for the next
-# device). Undone at exit, so that a failed case does not leave later
-# scenarios' devices to the hostile backend; DOMU, if still running,
-# is destroyed first (its bound device holds the module).
+# hostile_backend ARGS DOMU MODULE...: xfab_hostile, loaded with ARGS
+# (backend=1 netback=1), becomes dom0's only backend of those kinds: each
+# MODULE (the stock and the xfab backend) goes and is blacklisted (udev
+# would load a stock one for the next device). Undone at exit, so that a
+# failed case does not leave later scenarios' devices to the hostile
+# backend; DOMU, if still running, is destroyed first (its bound devices
+# hold the module).
 hostile_backend() {
-	HS_CONFS="/etc/modprobe.d/xfab-test-$1.conf /etc/modprobe.d/xfab-test-$2.conf"
-	HS_DOMU=$4
+	local args=$1 m
+	HS_DOMU=$2
+	shift 2
+	HS_CONFS=""
 	trap hostile_backend_done EXIT
-	echo "blacklist ${1//-/_}" >"/etc/modprobe.d/xfab-test-$1.conf"
-	echo "blacklist $2" >"/etc/modprobe.d/xfab-test-$2.conf"
-	modprobe -r "$1" 2>/dev/null
-	lsmod | grep -q "^$2 " && must rmmod "$2"
-	lsmod | grep -q "^${1//-/_} " && error "$1 would not unload"
-	must insmod "$XFAB/modules/xfab_hostile.ko" "$3"
+	for m in "$@"; do
+		HS_CONFS="$HS_CONFS /etc/modprobe.d/xfab-test-$m.conf"
+		echo "blacklist ${m//-/_}" >"/etc/modprobe.d/xfab-test-$m.conf"
+		lsmod | grep -q "^${m//-/_} " || continue
+		modprobe -r "$m" 2>/dev/null || rmmod "${m//-/_}" 2>/dev/null
+		lsmod | grep -q "^${m//-/_} " && error "$m would not unload"
+	done
+	must insmod "$XFAB/modules/xfab_hostile.ko" $args
 }
 
 hostile_backend_done() {

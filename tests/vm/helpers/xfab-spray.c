@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * xfab-spray: UDP datagrams out of one interface, and optionally a secret
- * on loopback beside them, for the hostile-backend scenario (053).
+ * on loopback beside them, for the hostile-backend scenario (051).
  *
  *   xfab-spray IFACE COUNT SIZE MARK
  *

@@ -1,6 +1,8 @@
 #!/bin/bash
-# 050 hostile blkfront against both block backends
-# Objective: a frontend that breaks blkif on purpose (tests/hostile,
+# 050 hostile frontends against both block and both network backends
+# Objective: one domU plays a frontend that breaks the protocol on
+#   purpose, first as a vbd, then as a vif; one boot for all four backends.
+#   vbd: a frontend that breaks blkif on purpose (tests/hostile,
 #   xfab_hostile) must not hang, crash or starve the backend, in the
 #   same boot for xen-blkback and xfab_blkback: one block-attach per case
 #   (valid reads as the control, a flood of refused requests, grant refs
@@ -28,28 +30,46 @@
 #   protocol order, every 20 ms for secs, with reads in flight: the
 #   backend may connect and disconnect as it likes, but must survive,
 #   let the device go at detach and hold nothing.
-#   make check runs refuse_flood, prod_jump, ro_writes, close_inflight,
-#   state_flip and valid (and the control and both bounds) against xfab_blkback
-#   only; check-full every case against both (HOSTILE_FULL).
-# Topology: dom0 (the backend; brd /dev/ram0, and xfab-slow, dm-delay
-#   over it) <-> domU h1 (xfab_hostile only, no other frontend, no
-#   network), xvdb attached per case.
+#   make check runs refuse_flood, prod_jump, ro_writes and close_inflight
+#   (then the control and both bounds, which attach again) against
+#   xfab_blkback only; check-full every case against both (HOSTILE_FULL).
+#   vif: a frontend that breaks netif on purpose (tests/hostile,
+#   xfab_hostile) must not hang, crash or starve the backend, in the
+#   same boot for xen-netback and xfab_netback: one network-attach per
+#   case (valid frames as the control, no RX buffers while dom0 floods
+#   the bridge with broadcasts, grant refs nobody granted, an empty
+#   second slot, a slot past its page, a 20-slot chain, a TX producer
+#   index 4 rings ahead, an event storm, the frontend's state key flipped
+#   through every state every 20 ms), then valid frames again (the
+#   backend still takes new vifs). After each: the detach completes
+#   through xenwatch, the vif is gone and xfab_netback holds nothing.
+#   xfab_netback must also answer as a defended backend does, each case
+#   with the counter that says why (no_rx: its backlog dropped on a
+#   stall although the queue never stopped, issue 20 defect 9); the
+#   stock column is recorded from the same boot. make check runs no_rx,
+#   tx_prod_jump and state_flip (which attaches a vif again) against
+#   xfab_netback only (rx_stall_secs 3).
+# Topology: dom0 (the backends; brd /dev/ram0, xfab-slow (dm-delay over
+#   it), bridge xenbr0 10.0.0.1/24) <-> domU h1 (xfab_hostile only, no
+#   other frontend, no vif at boot), xvdb or one vif attached per case.
+#   make check: the subsets above against the xfab backends only;
+#   check-full every case against both (HOSTILE_FULL).
 . /xfab/guest/lib.sh
 . /xfab/guest/blk.sh
 . /xfab/guest/hostile.sh
 
-CASES=$(hostile_cases "valid refuse_flood bad_gref sector_wrap too_many_segs prod_jump kick_storm ro_writes close_inflight state_flip valid" \
-	"refuse_flood prod_jump ro_writes close_inflight state_flip valid")
+VBD_CASES=$(hostile_cases "valid refuse_flood bad_gref sector_wrap too_many_segs prod_jump kick_storm ro_writes close_inflight state_flip valid" \
+	"refuse_flood prod_jump ro_writes close_inflight")
 
-BACKENDS=xfab_blkback
-[ -n "$HOSTILE_FULL" ] && BACKENDS="xen-blkback xfab_blkback"
+BLK_BACKENDS=xfab_blkback
+[ -n "$HOSTILE_FULL" ] && BLK_BACKENDS="xen-blkback xfab_blkback"
 
 blk_make_disks
 hostile_slow_disk
 domu_start h1 --novif --mods xfab_hostile
-for be in $BACKENDS; do
+for be in $BLK_BACKENDS; do
 	blk_use_backend $be
-	for c in $CASES; do
+	for c in $VBD_CASES; do
 		HS_DISK=/dev/ram0
 		[ $c = close_inflight ] && HS_DISK=/dev/mapper/xfab-slow
 		hostile_vbd $be $c
@@ -95,7 +115,39 @@ ro_case "ro_grants=8 (every slot pinned)" ro_full
 must rmmod xfab_blkback
 load_backend xfab_blkback
 
-hostile_table xen-blkback xfab_blkback $CASES ro_writes_ro_budget ro_writes_ro_full
+hostile_table xen-blkback xfab_blkback $VBD_CASES ro_writes_ro_budget ro_writes_ro_full
+bad_blk=$bad
+bad=""
+
+# ---- the same frontend as a vif ----
+VIF_CASES=$(hostile_cases "valid no_rx tx_bad_gref tx_zero_frag tx_cross_page tx_slot_flood tx_prod_jump kick_storm state_flip valid" \
+	"no_rx tx_prod_jump state_flip")
+# check: xfab_netback only, its stall timer shortened (the stock one,
+# rx_drain_timeout_msecs, is fixed at load); check-full: both, defaults
+NET_BACKENDS="xfab_netback"
+[ -n "$HOSTILE_FULL" ] && NET_BACKENDS="xen-netback xfab_netback"
+
+for be in $NET_BACKENDS; do
+	net_use_backend $be
+	if [ -z "$HOSTILE_FULL" ]; then
+		echo 3 >/sys/module/xfab_netback/parameters/rx_stall_secs
+		HV_SECS=5
+	fi
+	for c in $VIF_CASES; do
+		hostile_vif $be $c
+		hostile_record $be $c "$(hostile_vjudge $be $c)"
+		figure "hostile.$be.$c.answered" "${HS[answered]}"
+		[ $c = no_rx ] && figure "hostile.$be.no_rx.rx_after" "${HS[rx_after]}" &&
+			figure "hostile.$be.no_rx.dom0_sent" "${HB[dom0_sent]}"
+	done
+done
+
+hostile_table xen-netback xfab_netback $VIF_CASES
+echo 10 >/sys/module/xfab_netback/parameters/rx_stall_secs
 domu_destroy h1 >/dev/null
-[ -z "$bad" ] || fail "xfab_blkback:$bad"
-pass "hostile blkfront: $(echo $CASES | wc -w) cases x $(echo $BACKENDS | wc -w) backend(s) survived; xfab_blkback answered each as defended, control caught"
+msg=""
+[ -n "$bad_blk" ] && msg="xfab_blkback:$bad_blk"
+[ -n "$bad" ] && msg="${msg:+$msg; }xfab_netback:$bad"
+[ -z "$msg" ] || fail "$msg"
+nb=$(echo $BLK_BACKENDS | wc -w)
+pass "hostile frontends: $(echo $VBD_CASES | wc -w) vbd and $(echo $VIF_CASES | wc -w) vif cases x $nb backend(s) each survived; the xfab backends answered each as defended, control caught"
