@@ -36,42 +36,71 @@ static void note_drop(int *drop, int why)
 		*drop = why;
 }
 
-/*
- * The extras after the first slot. Returns the index of the slot after
- * them, or a negative fatal reason.
- */
-static int tx_extras(const union xfab_tx_slot *slots, u32 avail,
-		     struct xfab_tx_pkt *pkt, int *drop)
+/* One extra-info record into x; returns its drop reason, or the end. */
+static int extra_take(const struct xen_netif_extra_info *e,
+		      bool gso_zero_ends, struct xfab_netif_extras *x)
 {
-	u32 i = 1;
+	int why = XFAB_EXTRA_OK;
+
+	if (x->nr == XFAB_NETIF_MAX_EXTRAS ||
+	    e->type == XEN_NETIF_EXTRA_TYPE_NONE ||
+	    e->type >= XFAB_NETIF_EXTRA_TYPES)
+		return -XFAB_EXTRA_BAD;
+	if (e->type == XEN_NETIF_EXTRA_TYPE_GSO) {
+		if (e->u.gso.size == 0 && gso_zero_ends)
+			return -XFAB_EXTRA_GSO_ZERO;
+		if (e->u.gso.size == 0)
+			why = XFAB_EXTRA_GSO_ZERO;
+		else if (e->u.gso.type != XEN_NETIF_GSO_TYPE_TCPV4 &&
+			 e->u.gso.type != XEN_NETIF_GSO_TYPE_TCPV6)
+			why = XFAB_EXTRA_BAD_GSO_TYPE;
+	}
+	if (x->mask & (1u << e->type)) {
+		why = why ?: XFAB_EXTRA_DUP;
+	} else {
+		x->e[e->type] = *e;
+		x->mask |= 1u << e->type;
+	}
+	x->nr++;
+	return why;
+}
+
+int xfab_netif_extras(const void *slots, size_t stride, u32 first, u32 avail,
+		      bool gso_zero_ends, struct xfab_netif_extras *x,
+		      int *drop)
+{
 	struct xen_netif_extra_info e;
+	u32 i = first;
+	int why;
 
 	do {
 		if (i >= avail)
-			return -XFAB_TX_INCOMPLETE;
-		if (pkt->nr_extras == XFAB_TX_MAX_EXTRAS)
-			return -XFAB_TX_BAD_EXTRA;
-		e = slots[i].extra;
-		if (e.type == XEN_NETIF_EXTRA_TYPE_NONE ||
-		    e.type >= XFAB_NETIF_EXTRA_TYPES)
-			return -XFAB_TX_BAD_EXTRA;
-		if (e.type == XEN_NETIF_EXTRA_TYPE_GSO) {
-			if (e.u.gso.size == 0)
-				return -XFAB_TX_GSO_ZERO;
-			if (e.u.gso.type != XEN_NETIF_GSO_TYPE_TCPV4 &&
-			    e.u.gso.type != XEN_NETIF_GSO_TYPE_TCPV6)
-				note_drop(drop, XFAB_TX_BAD_GSO_TYPE);
-		}
-		if (pkt->extra_mask & (1u << e.type)) {
-			note_drop(drop, XFAB_TX_DUP_EXTRA);
-		} else {
-			pkt->extra[e.type] = e;
-			pkt->extra_mask |= 1u << e.type;
-		}
-		pkt->nr_extras++;
+			return -XFAB_EXTRA_INCOMPLETE;
+		/* the record is the head of the slot union, whatever its size */
+		memcpy(&e, (const u8 *)slots + (size_t)i * stride, sizeof(e));
+		why = extra_take(&e, gso_zero_ends, x);
+		if (why < 0)
+			return why;
+		if (why && !*drop)
+			*drop = why;
 		i++;
 	} while (e.flags & XEN_NETIF_EXTRA_FLAG_MORE);
 	return i;
+}
+
+/* An extras reason in TX terms (GSO_ZERO ends a TX walk: fatal). */
+static int tx_extra_err(int why)
+{
+	static const u8 tx[] = {
+		[XFAB_EXTRA_OK] = XFAB_TX_OK,
+		[XFAB_EXTRA_BAD_GSO_TYPE] = XFAB_TX_BAD_GSO_TYPE,
+		[XFAB_EXTRA_DUP] = XFAB_TX_DUP_EXTRA,
+		[XFAB_EXTRA_GSO_ZERO] = XFAB_TX_GSO_ZERO,
+		[XFAB_EXTRA_INCOMPLETE] = XFAB_TX_INCOMPLETE,
+		[XFAB_EXTRA_BAD] = XFAB_TX_BAD_EXTRA,
+	};
+
+	return tx[why];
 }
 
 /* Checks every data slot shares: the page, the length, the grant. */
@@ -129,9 +158,13 @@ int xfab_tx_check(const union xfab_tx_slot *slots, u32 avail, u32 max_frags,
 	pkt->len = first.size;
 
 	if (first.flags & XEN_NETTXF_extra_info) {
-		next = tx_extras(slots, avail, pkt, &drop);
+		int why = 0;
+
+		next = xfab_netif_extras(slots, sizeof(*slots), 1, avail, true,
+					 &pkt->ex, &why);
 		if (next < 0)
-			return -next;
+			return tx_extra_err(-next);
+		note_drop(&drop, tx_extra_err(why));
 	}
 	next = tx_frags(slots, avail, next, pkt, &frag_bytes, &drop);
 	if (next < 0)

@@ -44,11 +44,52 @@
 #define XFAB_NETIF_EXTRA_TYPES (XEN_NETIF_EXTRA_TYPE_XDP + 1)
 
 #define XFAB_ETH_HLEN 14
+#define XFAB_NETIF_MAX_EXTRAS (XFAB_NETIF_EXTRA_TYPES - 1)
+
+/* The extra-info records of one chain, by type. */
+struct xfab_netif_extras {
+	u16 nr;			/* records the chain carried */
+	u8 mask;		/* bit T set: e[T] holds the record of type T */
+	struct xen_netif_extra_info e[XFAB_NETIF_EXTRA_TYPES];
+};
+
+/*
+ * What reading a chain's extras found. The drops leave the ring usable;
+ * XFAB_EXTRA_GSO_ZERO is a drop or the end of the walk, as the caller
+ * asks; the rest end the walk.
+ */
+enum xfab_extra_err {
+	XFAB_EXTRA_OK = 0,
+	XFAB_EXTRA_BAD_GSO_TYPE,	/* GSO record of a type not offered */
+	XFAB_EXTRA_DUP,			/* the same type twice */
+	XFAB_EXTRA_GSO_ZERO,		/* GSO record with size 0 */
+	XFAB_EXTRA_INCOMPLETE,		/* runs past the copied slots */
+	XFAB_EXTRA_BAD,			/* unknown type, or too many records */
+};
+
+/*
+ * Read the records from slot 'first' of a chain copied into 'avail' slots
+ * of 'stride' bytes each (a TX or an RX slot union), into x. Returns the
+ * index of the slot after them, or the negative reason that ended the
+ * walk; the first drop reason met goes to *drop (left alone if none).
+ */
+int xfab_netif_extras(const void *slots, size_t stride, u32 first, u32 avail,
+		      bool gso_zero_ends, struct xfab_netif_extras *x,
+		      int *drop);
+
+/* The chain's GSO record, or NULL if it carried none. */
+static inline const struct xen_netif_extra_info *
+xfab_netif_gso(const struct xfab_netif_extras *x)
+{
+	if (!(x->mask & (1u << XEN_NETIF_EXTRA_TYPE_GSO)))
+		return NULL;
+	return &x->e[XEN_NETIF_EXTRA_TYPE_GSO];
+}
+
 /* Data slots a packet may use at most: past this the ring is corrupt. */
 #define XFAB_TX_FATAL_SLOTS XEN_NETIF_NR_SLOTS_MIN
-#define XFAB_TX_MAX_EXTRAS (XFAB_NETIF_EXTRA_TYPES - 1)
 /* Ring slots one packet can span: its data slots plus its extras. */
-#define XFAB_TX_MAX_CHAIN (XFAB_TX_FATAL_SLOTS + XFAB_TX_MAX_EXTRAS)
+#define XFAB_TX_MAX_CHAIN (XFAB_TX_FATAL_SLOTS + XFAB_NETIF_MAX_EXTRAS)
 
 /* One TX ring slot as copied out: a request or an extra-info record. */
 union xfab_tx_slot {
@@ -90,12 +131,10 @@ const char *xfab_tx_err_name(int err);
 struct xfab_tx_pkt {
 	u16 consumed;		/* ring slots the packet took, extras included */
 	u16 nr_frags;		/* data slots after the first */
-	u16 nr_extras;
 	u16 flags;		/* XEN_NETTXF_* of the first slot */
 	u32 len;		/* whole packet */
 	u16 first_len;		/* bytes in the first slot */
-	u8 extra_mask;		/* bit T set: extra[T] holds an extra of type T */
-	struct xen_netif_extra_info extra[XFAB_NETIF_EXTRA_TYPES];
+	struct xfab_netif_extras ex;
 	/* index into the slot array of each data slot after the first */
 	u8 frag_slot[XFAB_TX_FATAL_SLOTS];
 };

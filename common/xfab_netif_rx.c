@@ -36,42 +36,19 @@ static void rx_note_drop(int *drop, int why)
 		*drop = why;
 }
 
-/*
- * The extras after the first slot. Returns the index of the slot after
- * them, or a negative reason (fatal, or XFAB_RX_INCOMPLETE).
- */
-static int rx_extras(const union xfab_rx_slot *slots, u32 avail,
-		     struct xfab_rx_pkt *pkt, int *drop)
+/* An extras reason in RX terms (a zero GSO size only drops the packet). */
+static int rx_extra_err(int why)
 {
-	struct xen_netif_extra_info e;
-	u32 i = 1;
+	static const u8 rx[] = {
+		[XFAB_EXTRA_OK] = XFAB_RX_OK,
+		[XFAB_EXTRA_BAD_GSO_TYPE] = XFAB_RX_BAD_GSO_TYPE,
+		[XFAB_EXTRA_DUP] = XFAB_RX_DUP_EXTRA,
+		[XFAB_EXTRA_GSO_ZERO] = XFAB_RX_GSO_ZERO,
+		[XFAB_EXTRA_INCOMPLETE] = XFAB_RX_INCOMPLETE,
+		[XFAB_EXTRA_BAD] = XFAB_RX_BAD_EXTRA,
+	};
 
-	do {
-		if (i >= avail)
-			return -XFAB_RX_INCOMPLETE;
-		if (pkt->nr_extras == XFAB_RX_MAX_EXTRAS)
-			return -XFAB_RX_BAD_EXTRA;
-		e = slots[i].extra;
-		if (e.type == XEN_NETIF_EXTRA_TYPE_NONE ||
-		    e.type >= XFAB_NETIF_EXTRA_TYPES)
-			return -XFAB_RX_BAD_EXTRA;
-		if (e.type == XEN_NETIF_EXTRA_TYPE_GSO) {
-			if (e.u.gso.size == 0)
-				rx_note_drop(drop, XFAB_RX_GSO_ZERO);
-			else if (e.u.gso.type != XEN_NETIF_GSO_TYPE_TCPV4 &&
-				 e.u.gso.type != XEN_NETIF_GSO_TYPE_TCPV6)
-				rx_note_drop(drop, XFAB_RX_BAD_GSO_TYPE);
-		}
-		if (pkt->extra_mask & (1u << e.type)) {
-			rx_note_drop(drop, XFAB_RX_DUP_EXTRA);
-		} else {
-			pkt->extra[e.type] = e;
-			pkt->extra_mask |= 1u << e.type;
-		}
-		pkt->nr_extras++;
-		i++;
-	} while (e.flags & XEN_NETIF_EXTRA_FLAG_MORE);
-	return i;
+	return rx[why];
 }
 
 /*
@@ -110,9 +87,13 @@ static int rx_walk(const union xfab_rx_slot *slots, u32 avail, u32 first_idx,
 		if (err)
 			return err;
 		if (i == 0 && (r.flags & XEN_NETRXF_extra_info)) {
-			err = rx_extras(slots, avail, pkt, drop);
+			int why = 0;
+
+			err = xfab_netif_extras(slots, sizeof(*slots), 1, avail,
+						false, &pkt->ex, &why);
 			if (err < 0)
-				return err;
+				return -rx_extra_err(-err);
+			rx_note_drop(drop, rx_extra_err(why));
 			i = err - 1;
 		}
 		if (!(r.flags & XEN_NETRXF_more_data))

@@ -36,8 +36,7 @@
  * every peer must handle, and more than that is a broken backend.
  */
 #define XFAB_RX_MAX_SLOTS XEN_NETIF_NR_SLOTS_MIN
-#define XFAB_RX_MAX_EXTRAS (XFAB_NETIF_EXTRA_TYPES - 1)
-#define XFAB_RX_MAX_CHAIN (XFAB_RX_MAX_SLOTS + XFAB_RX_MAX_EXTRAS)
+#define XFAB_RX_MAX_CHAIN (XFAB_RX_MAX_SLOTS + XFAB_NETIF_MAX_EXTRAS)
 /* The biggest GSO packet (64 KiB) plus an Ethernet and a VLAN header. */
 #define XFAB_RX_MAX_LEN (0x10000u + XFAB_ETH_HLEN + 4)
 
@@ -88,11 +87,9 @@ const char *xfab_rx_err_name(int err);
 struct xfab_rx_pkt {
 	u16 consumed;		/* ring slots the chain took, extras included */
 	u16 nr_data;		/* data slots, the first included */
-	u16 nr_extras;
 	u16 flags;		/* XEN_NETRXF_* of the first slot */
 	u32 len;		/* bytes over all data slots */
-	u8 extra_mask;		/* bit T set: extra[T] holds an extra of type T */
-	struct xen_netif_extra_info extra[XFAB_NETIF_EXTRA_TYPES];
+	struct xfab_netif_extras ex;
 	/* index into the slot array of each data slot (data_slot[0] == 0) */
 	u8 data_slot[XFAB_RX_MAX_SLOTS];
 };

@@ -234,6 +234,7 @@ static int tx_gather(struct xfab_nb_queue *q, int max, u32 *nops)
 static bool tx_offloads(struct xfab_nb_queue *q, struct sk_buff *skb,
 			const struct xfab_tx_pkt *pkt)
 {
+	const struct xen_netif_extra_info *e = xfab_netif_gso(&pkt->ex);
 	bool recalc = false;
 
 	if (pkt->flags & XEN_NETTXF_csum_blank)
@@ -241,10 +242,7 @@ static bool tx_offloads(struct xfab_nb_queue *q, struct sk_buff *skb,
 	else if (pkt->flags & XEN_NETTXF_data_validated)
 		skb->ip_summed = CHECKSUM_UNNECESSARY;
 
-	if (pkt->extra_mask & (1u << XEN_NETIF_EXTRA_TYPE_GSO)) {
-		const struct xen_netif_extra_info *e =
-			&pkt->extra[XEN_NETIF_EXTRA_TYPE_GSO];
-
+	if (e) {
 		skb_shinfo(skb)->gso_size = e->u.gso.size;
 		skb_shinfo(skb)->gso_type =
 			(e->u.gso.type == XEN_NETIF_GSO_TYPE_TCPV4 ?

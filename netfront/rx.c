@@ -136,12 +136,10 @@ static int nf_rx_fetch(struct xfab_nf_queue *q)
 static int nf_rx_offloads(struct xfab_nf_queue *q, struct sk_buff *skb)
 {
 	const struct xfab_rx_pkt *pkt = &q->rx_pkt;
+	const struct xen_netif_extra_info *g = xfab_netif_gso(&pkt->ex);
 	bool recalc = false;
 
-	if (pkt->extra_mask & (1u << XEN_NETIF_EXTRA_TYPE_GSO)) {
-		const struct xen_netif_extra_info *g =
-			&pkt->extra[XEN_NETIF_EXTRA_TYPE_GSO];
-
+	if (g) {
 		skb_shinfo(skb)->gso_size = g->u.gso.size;
 		skb_shinfo(skb)->gso_type = SKB_GSO_DODGY |
 			(g->u.gso.type == XEN_NETIF_GSO_TYPE_TCPV4 ?

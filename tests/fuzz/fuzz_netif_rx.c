@@ -16,7 +16,7 @@ static void check_pkt(const union xfab_rx_slot *slots, u32 avail, u32 first,
 	u32 sum = 0, k;
 
 	if (pkt->consumed < 1 || pkt->consumed > avail ||
-	    pkt->consumed != pkt->nr_data + pkt->nr_extras ||
+	    pkt->consumed != pkt->nr_data + pkt->ex.nr ||
 	    pkt->nr_data > XFAB_RX_MAX_SLOTS || pkt->data_slot[0] != 0)
 		abort();
 	for (k = 0; k < pkt->nr_data; k++) {

@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (!xfab_tx_err_fatal(err)) {
 		if (pkt.consumed < 1 || pkt.consumed > avail ||
-		    pkt.consumed != 1 + pkt.nr_extras + pkt.nr_frags)
+		    pkt.consumed != 1 + pkt.ex.nr + pkt.nr_frags)
 			abort();
 		sum = pkt.first_len;
 		for (k = 0; k < pkt.nr_frags; k++) {

@@ -63,13 +63,13 @@ TEST(tx_frags_and_gso_extra_ok)
 	req(4, 0, 4095, XEN_NETTXF_more_data, 0xffff);
 	ASSERT_EQ(xfab_tx_check(s, 5, MAXF, &pkt), XFAB_TX_OK);
 	ASSERT_EQ(pkt.consumed, 4);
-	ASSERT_EQ(pkt.nr_extras, 1);
+	ASSERT_EQ(pkt.ex.nr, 1);
 	ASSERT_EQ(pkt.nr_frags, 2);
 	ASSERT_EQ(pkt.first_len, 1500);
 	ASSERT_EQ(pkt.frag_slot[0], 2);
 	ASSERT_EQ(pkt.frag_slot[1], 3);
-	ASSERT_TRUE(pkt.extra_mask & (1u << XEN_NETIF_EXTRA_TYPE_GSO));
-	ASSERT_EQ(pkt.extra[XEN_NETIF_EXTRA_TYPE_GSO].u.gso.size, 1448);
+	ASSERT_TRUE(pkt.ex.mask & (1u << XEN_NETIF_EXTRA_TYPE_GSO));
+	ASSERT_EQ(pkt.ex.e[XEN_NETIF_EXTRA_TYPE_GSO].u.gso.size, 1448);
 }
 
 TEST(tx_drops_keep_the_chain_consumable)
@@ -164,7 +164,7 @@ TEST(tx_fatal_too_many_extras)
 	int i;
 
 	req(0, 100, 0, XEN_NETTXF_extra_info, 100);
-	for (i = 1; i <= XFAB_TX_MAX_EXTRAS + 1; i++) {
+	for (i = 1; i <= XFAB_NETIF_MAX_EXTRAS + 1; i++) {
 		memset(&s[i], 0, sizeof(s[i]));
 		s[i].extra.type = XEN_NETIF_EXTRA_TYPE_MCAST_ADD;
 		s[i].extra.flags = XEN_NETIF_EXTRA_FLAG_MORE;
@@ -227,7 +227,7 @@ TEST(tx_random_chains_keep_invariants)
 		ASSERT_LE(1, pkt.consumed);
 		ASSERT_LE(pkt.consumed, avail);
 		ASSERT_LE(pkt.nr_frags, XFAB_TX_FATAL_SLOTS - 1);
-		ASSERT_EQ(pkt.consumed, 1 + pkt.nr_extras + pkt.nr_frags);
+		ASSERT_EQ(pkt.consumed, 1 + pkt.ex.nr + pkt.nr_frags);
 		ASSERT_LE(s[0].req.offset + pkt.first_len, XFAB_PAGE_SIZE);
 		sum = pkt.first_len;
 		for (k = 0; k < pkt.nr_frags; k++) {
@@ -243,4 +243,78 @@ TEST(tx_random_chains_keep_invariants)
 			ASSERT_LE(pkt.nr_frags, MAXF);
 		}
 	}
+}
+
+/*
+ * The extras walker both directions share: TX and RX slots differ in
+ * size, and a zero GSO size ends a TX walk but only drops on RX.
+ */
+static void extra_rec(union xfab_tx_slot *t, u8 type, u8 gso_type,
+		      u16 size, bool more)
+{
+	memset(t, 0, sizeof(*t));
+	t->extra.type = type;
+	t->extra.flags = more ? XEN_NETIF_EXTRA_FLAG_MORE : 0;
+	t->extra.u.gso.type = gso_type;
+	t->extra.u.gso.size = size;
+}
+
+TEST(netif_extras_zero_gso_ends_or_drops)
+{
+	struct xfab_netif_extras x;
+	int drop;
+
+	extra_rec(&s[1], XEN_NETIF_EXTRA_TYPE_GSO, XEN_NETIF_GSO_TYPE_TCPV4,
+		  0, true);
+	extra_rec(&s[2], XEN_NETIF_EXTRA_TYPE_MCAST_ADD, 0, 0, false);
+	memset(&x, 0, sizeof(x));
+	drop = 0;
+	ASSERT_EQ(xfab_netif_extras(s, sizeof(s[0]), 1, 3, true, &x, &drop),
+		  -XFAB_EXTRA_GSO_ZERO);
+	memset(&x, 0, sizeof(x));
+	ASSERT_EQ(xfab_netif_extras(s, sizeof(s[0]), 1, 3, false, &x, &drop),
+		  3);
+	ASSERT_EQ(drop, XFAB_EXTRA_GSO_ZERO);
+	ASSERT_EQ(x.nr, 2);
+	ASSERT_TRUE(x.mask & (1u << XEN_NETIF_EXTRA_TYPE_MCAST_ADD));
+}
+
+TEST(netif_extras_read_at_the_callers_stride)
+{
+	/* records 8 bytes apart, as in an RX ring copy */
+	struct xen_netif_extra_info r[3];
+	struct xfab_netif_extras x;
+	int drop = 0;
+
+	ASSERT_NE(sizeof(r[0]), sizeof(s[0]));
+	memset(r, 0, sizeof(r));
+	memset(&x, 0, sizeof(x));
+	r[1].type = XEN_NETIF_EXTRA_TYPE_GSO;
+	r[1].flags = XEN_NETIF_EXTRA_FLAG_MORE;
+	r[1].u.gso.type = XEN_NETIF_GSO_TYPE_TCPV6;
+	r[1].u.gso.size = 1428;
+	r[2].type = XEN_NETIF_EXTRA_TYPE_MCAST_DEL;
+	ASSERT_EQ(xfab_netif_extras(r, sizeof(r[0]), 1, 3, true, &x, &drop), 3);
+	ASSERT_EQ(drop, 0);
+	ASSERT_EQ(xfab_netif_gso(&x)->u.gso.size, 1428);
+	/* and past the copy: the walk waits, nothing read beyond */
+	memset(&x, 0, sizeof(x));
+	ASSERT_EQ(xfab_netif_extras(r, sizeof(r[0]), 1, 2, true, &x, &drop),
+		  -XFAB_EXTRA_INCOMPLETE);
+}
+
+TEST(netif_extras_first_drop_wins)
+{
+	struct xfab_netif_extras x;
+	int drop = 0;
+
+	memset(&x, 0, sizeof(x));
+	extra_rec(&s[1], XEN_NETIF_EXTRA_TYPE_GSO, 9, 1448, true);
+	extra_rec(&s[2], XEN_NETIF_EXTRA_TYPE_GSO, XEN_NETIF_GSO_TYPE_TCPV4,
+		  1448, false);
+	ASSERT_EQ(xfab_netif_extras(s, sizeof(s[0]), 1, 3, true, &x, &drop), 3);
+	ASSERT_EQ(drop, XFAB_EXTRA_BAD_GSO_TYPE);
+	/* the first record of a type is the one kept */
+	ASSERT_EQ(xfab_netif_gso(&x)->u.gso.type, 9);
+	ASSERT_EQ(x.nr, 2);
 }

@@ -73,13 +73,13 @@ TEST(rx_gso_chain_across_the_wrap_ok)
 	ASSERT_EQ(s[6].rsp.id, 0);
 	ASSERT_EQ(check(8), XFAB_RX_OK);
 	ASSERT_EQ(pkt.consumed, 7);
-	ASSERT_EQ(pkt.nr_extras, 1);
+	ASSERT_EQ(pkt.ex.nr, 1);
 	ASSERT_EQ(pkt.nr_data, 6);
 	ASSERT_EQ(pkt.len, 5 * 4096 + 1000);
 	ASSERT_EQ(pkt.data_slot[1], 2);
 	ASSERT_EQ(pkt.data_slot[5], 6);
-	ASSERT_TRUE(pkt.extra_mask & (1u << XEN_NETIF_EXTRA_TYPE_GSO));
-	ASSERT_EQ(pkt.extra[XEN_NETIF_EXTRA_TYPE_GSO].u.gso.size, 1440);
+	ASSERT_TRUE(pkt.ex.mask & (1u << XEN_NETIF_EXTRA_TYPE_GSO));
+	ASSERT_EQ(pkt.ex.e[XEN_NETIF_EXTRA_TYPE_GSO].u.gso.size, 1440);
 }
 
 TEST(rx_extras_without_more_data)
@@ -238,7 +238,7 @@ TEST(rx_fatal_too_many_extras)
 	int i;
 
 	rsp(0, 0, XEN_NETRXF_extra_info, 100);
-	for (i = 1; i <= XFAB_RX_MAX_EXTRAS + 1; i++) {
+	for (i = 1; i <= XFAB_NETIF_MAX_EXTRAS + 1; i++) {
 		memset(&s[i], 0, sizeof(s[i]));
 		s[i].extra.type = XEN_NETIF_EXTRA_TYPE_MCAST_ADD;
 		s[i].extra.flags = XEN_NETIF_EXTRA_FLAG_MORE;
@@ -311,7 +311,7 @@ TEST(rx_random_chains_keep_invariants)
 		ASSERT_LE(1, pkt.consumed);
 		ASSERT_LE(pkt.consumed, avail);
 		ASSERT_LE(pkt.nr_data, XFAB_RX_MAX_SLOTS);
-		ASSERT_EQ(pkt.consumed, pkt.nr_data + pkt.nr_extras);
+		ASSERT_EQ(pkt.consumed, pkt.nr_data + pkt.ex.nr);
 		ASSERT_EQ(pkt.data_slot[0], 0);
 		sum = 0;
 		for (k = 0; k < pkt.nr_data; k++) {
