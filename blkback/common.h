@@ -35,6 +35,7 @@
 #define XFAB_COMPAT_BLOCK
 #include "xfab_compat.h"
 #include "xfab_ring.h"
+#include "xfab_kring.h"
 #include "xfab_blkif.h"
 #include "xfab_gcache.h"
 #include "xfab_poll.h"
@@ -161,6 +162,7 @@ struct xfab_bb_ring {
 	struct xfab_bb_dev *dev;
 	unsigned int id;
 	struct blkif_back_ring back;	/* native (x86_64) layout only */
+	xfab_idx_t pushed;		/* responses published so far */
 	void *sring_addr;		/* xenbus_map_ring_valloc()ed */
 	int irq;
 	char name[32];			/* irq and thread: xfab-blkD.H-R */

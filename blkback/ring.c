@@ -43,10 +43,9 @@ static void bb_respond(struct xfab_bb_ring *ring, const struct xfab_blk_req *h,
 
 static void bb_push(struct xfab_bb_ring *ring)
 {
-	int notify;
-
-	RING_PUSH_RESPONSES_AND_CHECK_NOTIFY(&ring->back, notify);
-	if (notify && ring->irq > 0) {
+	if (xfab_ring_publish(&ring->pushed, ring->back.rsp_prod_pvt,
+			      &ring->back.sring->rsp_prod,
+			      &ring->back.sring->rsp_event) && ring->irq > 0) {
 		notify_remote_via_irq(ring->irq);
 		ring->st.kicks++;
 	}
@@ -546,6 +545,7 @@ int xfab_bb_ring_connect(struct xfab_bb_ring *ring, const grant_ref_t *refs,
 		goto fail;
 	BACK_RING_INIT(&ring->back, (struct blkif_sring *)ring->sring_addr,
 		       XEN_PAGE_SIZE * nr_refs);
+	ring->pushed = ring->back.rsp_prod_pvt;
 	err = bb_pool_alloc(ring);
 	if (!err && ring->ro_on)
 		err = xfab_bb_ro_init(ring, xfab_bb_ro_max);

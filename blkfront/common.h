@@ -38,6 +38,7 @@
 #define XFAB_COMPAT_BLKFRONT
 #include "xfab_compat.h"
 #include "xfab_ring.h"
+#include "xfab_kring.h"
 #include "xfab_ids.h"
 #include "xfab_blkif.h"
 #include "xfab_gcache.h"
@@ -118,6 +119,7 @@ struct xfab_bf_ring {
 	unsigned int id;
 	spinlock_t lock;
 	struct blkif_front_ring front;
+	xfab_idx_t pushed;		/* requests published so far */
 	struct blkif_sring *sring;
 	grant_ref_t refs[1U << XFAB_RING_MAX_ORDER];
 	unsigned int evtchn;

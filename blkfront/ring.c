@@ -253,10 +253,11 @@ static void bf_segments(struct xfab_bf_ring *ring, struct xfab_bf_shadow *sh,
 /* Make the requests built so far visible; kick if the backend asked. */
 static void bf_push(struct xfab_bf_ring *ring)
 {
-	int notify;
-
-	RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&ring->front, notify);
-	if (notify) {
+	if (ring->pushed == ring->front.req_prod_pvt)
+		return;		/* nothing new to show */
+	if (xfab_ring_publish(&ring->pushed, ring->front.req_prod_pvt,
+			      &ring->front.sring->req_prod,
+			      &ring->front.sring->req_event)) {
 		notify_remote_via_irq(ring->irq);
 		ring->st.kicks++;
 	} else {

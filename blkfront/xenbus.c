@@ -106,6 +106,7 @@ static int bf_ring_up(struct xfab_bf_info *info, struct xfab_bf_ring *ring)
 		return err;
 	SHARED_RING_INIT(ring->sring);
 	FRONT_RING_INIT(&ring->front, ring->sring, XEN_PAGE_SIZE * pages);
+	ring->pushed = ring->front.req_prod_pvt;
 	err = xfab_bf_ring_setup(ring);
 	if (err)
 		return err;

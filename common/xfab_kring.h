@@ -1,16 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * Kernel only (like xfab_xs.h): freeing the shared ring pages a frontend
- * made with xenbus_setup_ring(). The backend may still map a page when we
- * let go of it (it is slow, or hostile, or its domain is wedged): such a
- * page must not be reused while it does, or the backend reads and writes
- * whatever we put there next (XSA-396). xenbus_teardown_ring() ends the
- * grants but frees the pages at once; here each page goes to
- * gnttab_end_foreign_access(), which frees it when its grant has ended,
- * at once if the backend has unmapped it, later from the grant table's
- * deferred list if not. The pages of an alloc_pages_exact() allocation
- * (what xenbus_setup_ring() uses) are order-0 pages each, so they can be
- * freed one by one.
+ * Kernel only (like xfab_xs.h): the shared-ring mechanics every driver
+ * needs beside the OS-neutral checks of xfab_ring.h.
+ *
+ * Publishing: an index the peer reads goes out after what it shows, and
+ * the peer is kicked only if the event index it armed lies in what this
+ * push showed. The last index published is kept privately: the shared
+ * copy is in a page the peer can write, so it is never read back.
+ *
+ * Freeing the ring pages a frontend made with xenbus_setup_ring(): the
+ * backend may still map a page when we let go of it (it is slow, or
+ * hostile, or its domain is wedged), and such a page must not be reused
+ * while it does (XSA-396). Each page goes to gnttab_end_foreign_access()
+ * with the page itself, which frees it once its grant has ended, at once
+ * if the backend has unmapped it, later from the grant table's deferred
+ * list if not. (Linux's own XSA-396 fix also holds a page whose grant is
+ * in use when xenbus_teardown_ring() frees it; this does not rely on
+ * that.) The pages of an alloc_pages_exact() allocation are order-0
+ * pages each, so they can be freed one by one.
  */
 #ifndef XFAB_KRING_H
 #define XFAB_KRING_H
@@ -18,6 +25,27 @@
 #include <linux/mm.h>
 #include <xen/grant_table.h>
 #include <xen/page.h>
+#include <xen/events.h>
+#include "xfab_ring.h"
+
+/*
+ * Publish 'now' (requests or responses up to it) to the shared producer
+ * index; *pushed is the last index published. True: kick the peer.
+ */
+static inline bool xfab_ring_publish(xfab_idx_t *pushed, xfab_idx_t now,
+				     xfab_idx_t *shared_prod,
+				     const xfab_idx_t *shared_event)
+{
+	xfab_idx_t old = *pushed;
+
+	if (old == now)
+		return false;
+	virt_wmb();		/* the slots before the index that shows them */
+	WRITE_ONCE(*shared_prod, now);
+	*pushed = now;
+	virt_mb();		/* the index out before the event is read */
+	return xfab_ring_need_kick(old, now, READ_ONCE(*shared_event));
+}
 
 /*
  * Undo a successful xenbus_setup_ring() (a failed one undid itself);

@@ -30,6 +30,7 @@
 #include <xen/interface/io/netif.h>
 #include "xfab_compat.h"
 #include "xfab_ring.h"
+#include "xfab_kring.h"
 #include "xfab_netif.h"
 #include "xfab_copy.h"
 #include "xfab_credit.h"
@@ -215,20 +216,13 @@ void xfab_nb_debugfs_add(struct xfab_nb_queue *q);
 void xfab_nb_debugfs_del(struct xfab_nb_queue *q);
 void xfab_nb_debugfs_summary(void);
 
-/* Kick the peer if it asked for it: after publishing new responses. */
+/* Publish new responses; kick the guest only if it asked for it. */
 static inline void xfab_nb_publish(xfab_idx_t *pushed, xfab_idx_t now,
 				   xfab_idx_t *shared_prod,
-				   xfab_idx_t *shared_event, int irq, u64 *kicks)
+				   const xfab_idx_t *shared_event, int irq,
+				   u64 *kicks)
 {
-	xfab_idx_t old = *pushed;
-
-	if (old == now)
-		return;
-	virt_wmb();		/* responses before the index that shows them */
-	WRITE_ONCE(*shared_prod, now);
-	virt_mb();		/* index before reading the peer's event */
-	*pushed = now;
-	if (xfab_ring_need_kick(old, now, READ_ONCE(*shared_event))) {
+	if (xfab_ring_publish(pushed, now, shared_prod, shared_event)) {
 		notify_remote_via_irq(irq);
 		(*kicks)++;
 	}

@@ -32,6 +32,7 @@
 #include <xen/interface/io/netif.h>
 #include "xfab_compat.h"
 #include "xfab_ring.h"
+#include "xfab_kring.h"
 #include "xfab_ids.h"
 #include "xfab_netif.h"
 #include "xfab_netif_rx.h"

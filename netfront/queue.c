@@ -14,7 +14,6 @@
 #include <xen/events.h>
 #include <xen/page.h>
 #include "common.h"
-#include "xfab_kring.h"
 
 /*
  * Event storms (XSA-391): an event that finds no work is reported as

@@ -56,15 +56,8 @@ static bool nf_rx_alloc_one(struct xfab_nf_queue *q)
 
 static void nf_rx_push(struct xfab_nf_queue *q)
 {
-	xfab_idx_t old = q->rx_pushed, new = q->rx.req_prod_pvt;
-
-	if (old == new)
-		return;
-	virt_wmb();		/* requests before the index that shows them */
-	WRITE_ONCE(q->rx.sring->req_prod, new);
-	q->rx_pushed = new;
-	virt_mb();		/* index out before the event is read */
-	if (xfab_ring_need_kick(old, new, READ_ONCE(q->rx.sring->req_event))) {
+	if (xfab_ring_publish(&q->rx_pushed, q->rx.req_prod_pvt,
+			      &q->rx.sring->req_prod, &q->rx.sring->req_event)) {
 		notify_remote_via_irq(q->rx_irq);
 		xfab_nf_rx_add(q, XFAB_NF_RX_KICKS, 1);
 	}

@@ -189,13 +189,8 @@ first:
 /* Publish new requests; kick only a backend that asked for it. */
 static void nf_tx_push(struct xfab_nf_queue *q)
 {
-	xfab_idx_t old = q->tx_pushed, new = q->tx.req_prod_pvt;
-
-	virt_wmb();		/* requests before the index that shows them */
-	WRITE_ONCE(q->tx.sring->req_prod, new);
-	q->tx_pushed = new;
-	virt_mb();		/* index out before the event is read */
-	if (xfab_ring_need_kick(old, new, READ_ONCE(q->tx.sring->req_event))) {
+	if (xfab_ring_publish(&q->tx_pushed, q->tx.req_prod_pvt,
+			      &q->tx.sring->req_prod, &q->tx.sring->req_event)) {
 		notify_remote_via_irq(q->tx_irq);
 		xfab_nf_tx_add(q, XFAB_NF_TX_KICKS, 1);
 	}
