@@ -22,13 +22,20 @@ static void req(int i, u32 gref, u16 off, u16 flags, u16 size)
 	s[i].req.size = size;
 }
 
+/* An extra-info record of any type (the gso fields 0 unless GSO). */
+static void extra_rec(union xfab_tx_slot *t, u8 type, u8 gso_type,
+		      u16 size, bool more)
+{
+	memset(t, 0, sizeof(*t));
+	t->extra.type = type;
+	t->extra.flags = more ? XEN_NETIF_EXTRA_FLAG_MORE : 0;
+	t->extra.u.gso.type = gso_type;
+	t->extra.u.gso.size = size;
+}
+
 static void gso(int i, u8 type, u16 size, bool more)
 {
-	memset(&s[i], 0, sizeof(s[i]));
-	s[i].extra.type = XEN_NETIF_EXTRA_TYPE_GSO;
-	s[i].extra.flags = more ? XEN_NETIF_EXTRA_FLAG_MORE : 0;
-	s[i].extra.u.gso.type = type;
-	s[i].extra.u.gso.size = size;
+	extra_rec(&s[i], XEN_NETIF_EXTRA_TYPE_GSO, type, size, more);
 }
 
 /* A packet of 1 + nfrags data slots of 'each' bytes, frags 100 bytes. */
@@ -249,23 +256,13 @@ TEST(tx_random_chains_keep_invariants)
  * The extras walker both directions share: TX and RX slots differ in
  * size, and a zero GSO size ends a TX walk but only drops on RX.
  */
-static void extra_rec(union xfab_tx_slot *t, u8 type, u8 gso_type,
-		      u16 size, bool more)
-{
-	memset(t, 0, sizeof(*t));
-	t->extra.type = type;
-	t->extra.flags = more ? XEN_NETIF_EXTRA_FLAG_MORE : 0;
-	t->extra.u.gso.type = gso_type;
-	t->extra.u.gso.size = size;
-}
 
 TEST(netif_extras_zero_gso_ends_or_drops)
 {
 	struct xfab_netif_extras x;
 	int drop;
 
-	extra_rec(&s[1], XEN_NETIF_EXTRA_TYPE_GSO, XEN_NETIF_GSO_TYPE_TCPV4,
-		  0, true);
+	gso(1, XEN_NETIF_GSO_TYPE_TCPV4, 0, true);
 	extra_rec(&s[2], XEN_NETIF_EXTRA_TYPE_MCAST_ADD, 0, 0, false);
 	memset(&x, 0, sizeof(x));
 	drop = 0;
@@ -309,9 +306,8 @@ TEST(netif_extras_first_drop_wins)
 	int drop = 0;
 
 	memset(&x, 0, sizeof(x));
-	extra_rec(&s[1], XEN_NETIF_EXTRA_TYPE_GSO, 9, 1448, true);
-	extra_rec(&s[2], XEN_NETIF_EXTRA_TYPE_GSO, XEN_NETIF_GSO_TYPE_TCPV4,
-		  1448, false);
+	gso(1, 9, 1448, true);
+	gso(2, XEN_NETIF_GSO_TYPE_TCPV4, 1448, false);
 	ASSERT_EQ(xfab_netif_extras(s, sizeof(s[0]), 1, 3, true, &x, &drop), 3);
 	ASSERT_EQ(drop, XFAB_EXTRA_BAD_GSO_TYPE);
 	/* the first record of a type is the one kept */
