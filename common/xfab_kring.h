@@ -25,7 +25,6 @@
 #include <linux/mm.h>
 #include <xen/grant_table.h>
 #include <xen/page.h>
-#include <xen/events.h>
 #include "xfab_ring.h"
 
 /*
