@@ -4,3 +4,4 @@
 #include "../common/xfab_ids.c"
 #include "../common/xfab_blkif.c"
 #include "../common/xfab_gcache.c"
+#include "../common/xfab_xenbus.c"

@@ -327,6 +327,8 @@ static void bf_resize(struct xfab_bf_info *info)
 	struct xenbus_device *xdev = info->xdev;
 	unsigned long long sectors;
 
+	if (!info->connected || !info->gd)
+		return;
 	if (xenbus_scanf(XBT_NIL, xdev->otherend, "sectors", "%llu",
 			 &sectors) != 1 || sectors == info->feat.sectors)
 		return;
@@ -338,35 +340,35 @@ static void bf_resize(struct xfab_bf_info *info)
 	set_capacity_and_notify(info->gd, sectors);
 }
 
-static void bf_connect(struct xfab_bf_info *info)
+/*
+ * The backend took our keys (we are Initialised): read the disk, go
+ * Connected, then add the disk (its partition scan does I/O) or restart
+ * the one we held.
+ */
+static int bf_connect(struct xfab_bf_info *info)
 {
 	struct xenbus_device *xdev = info->xdev;
 	int err;
 
-	if (info->connected && info->gd &&
-	    xdev->state == XenbusStateConnected) {
-		bf_resize(info);
-		return;
-	}
-	if (info->connected || xdev->state != XenbusStateInitialised)
-		return;
+	if (info->connected)
+		return -EALREADY;
 	err = be_disk(info);
 	if (err)
-		return;
+		return err;
 	WRITE_ONCE(info->connected, true);
 	if (info->gd) {
 		info->gone.reconnects++;	/* after resume or a backend reload */
 		set_capacity_and_notify(info->gd, info->feat.sectors);
 		xenbus_switch_state(xdev, XenbusStateConnected);
 		bf_restart(info);
-		return;
+		return 0;
 	}
 	xenbus_switch_state(xdev, XenbusStateConnected);
 	err = xfab_bf_disk_add(info);
 	if (err) {
 		WRITE_ONCE(info->connected, false);
 		xenbus_dev_fatal(xdev, err, "adding disk %s", info->disk_name);
-		return;
+		return err;
 	}
 	info->nr_hw_queues = info->nr_rings;
 	dev_info(&xdev->dev, "%s: %llu sectors of %u bytes, %u ring(s) of %u, %u segments, flush %s, discard %s, persistent grants %s, writes %s\n",
@@ -378,6 +380,7 @@ static void bf_connect(struct xfab_bf_info *info)
 		 info->feat.persistent ? "on" : "off",
 		 info->ro_grants ? "read in place (relaxed trust)" :
 				   "copied through the pool");
+	return 0;
 }
 
 /*
@@ -417,53 +420,51 @@ static void bf_teardown(struct xfab_bf_info *info)
 }
 
 /*
- * The backend is going. If the toolstack still has the disk "online",
- * only the backend's driver is (being reloaded, or its domain
- * restarting): keep the disk, hold its I/O (in flight requests go back
- * on the queue) and wait in Initialising for the next backend, whose
- * InitWait reconnects us. Otherwise the disk is being detached.
+ * The state function: it carries out what xfab_fe_step() (common/,
+ * shared with xfab_netfront) decides. A backend going while the
+ * toolstack still has the disk "online" is only the backend's driver
+ * going (reloaded, or its domain restarting): keep the disk, hold its
+ * I/O (in flight requests go back on the queue) and wait in
+ * Initialising for the next backend, whose InitWait reconnects us.
+ * Otherwise the disk is being detached.
  */
-static void bf_backend_gone(struct xfab_bf_info *info, enum xenbus_state be)
-{
-	struct xenbus_device *xdev = info->xdev;
-	bool online = xenbus_read_unsigned(xdev->otherend, "online", 0) == 1;
-	bool hold = online && info->gd;
-
-	if (online && xdev->state == XenbusStateInitialising)
-		return;		/* waiting for a backend already */
-	if (hold)
-		bf_stop(info, true);
-	else
-		bf_teardown(info);
-	if (xdev->state != XenbusStateClosed)
-		xenbus_frontend_closed(xdev);
-	if (hold && be == XenbusStateClosed) {
-		dev_info(&xdev->dev, "%s: backend gone, disk held until it is back\n",
-			 info->disk_name);
-		xenbus_switch_state(xdev, XenbusStateInitialising);
-	}
-}
-
 static void bf_backend_changed(struct xenbus_device *xdev,
 			       enum xenbus_state be)
 {
 	struct xfab_bf_info *info = dev_get_drvdata(&xdev->dev);
+	enum xfab_fe_work work;
+	bool close;
+	int next;
 
-	switch (be) {
-	case XenbusStateInitWait:
-		if (xdev->state == XenbusStateInitialising && bf_talk(info))
+	next = xfab_fe_step(be, xdev->state, XenbusStateInitialised,
+			    xfab_xs_online(xdev), &work, &close);
+	switch (work) {
+	case XFAB_FE_CONNECT:
+		if (bf_talk(info)) {
 			bf_free_rings(info, NULL);
+			return;
+		}
 		break;
-	case XenbusStateConnected:
-		bf_connect(info);
+	case XFAB_FE_GO_LIVE:
+		if (bf_connect(info))
+			return;
 		break;
-	case XenbusStateClosing:
-	case XenbusStateClosed:
-		bf_backend_gone(info, be);
+	case XFAB_FE_REFRESH:
+		bf_resize(info);
+		break;
+	case XFAB_FE_HOLD:
+		bf_stop(info, true);
+		if (info->gd && next == XenbusStateInitialising)
+			dev_info(&xdev->dev, "%s: backend gone, disk held until it is back\n",
+				 info->disk_name);
+		break;
+	case XFAB_FE_DETACH:
+		bf_teardown(info);
 		break;
 	default:
 		break;
 	}
+	xfab_fe_publish(xdev, next, close);
 }
 
 static int bf_resume(struct xenbus_device *xdev)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
-/* The backend's xenbus decisions; see xfab_xenbus.h. */
+/* Both ends' xenbus decisions; see xfab_xenbus.h. */
 #include "xfab_xenbus.h"
 #include "xfab_ring.h"
 
@@ -67,6 +67,42 @@ int xfab_be_step(int cur, int target, enum xfab_be_work *work)
 		if (target == XFAB_XS_INITWAIT || target == XFAB_XS_CONNECTED)
 			return XFAB_XS_INITWAIT;
 		return cur;
+	default:
+		return cur;
+	}
+}
+
+int xfab_fe_step(int be, int cur, int ready, bool online,
+		 enum xfab_fe_work *work, bool *close)
+{
+	*work = XFAB_FE_NOTHING;
+	*close = false;
+	switch (be) {
+	case XFAB_XS_INITWAIT:
+		/* Closed too: a watch may coalesce a backend's Closed away */
+		if (cur != XFAB_XS_INITIALISING && cur != XFAB_XS_CLOSED)
+			return cur;	/* Connected: a backend rebinding */
+		*work = XFAB_FE_CONNECT;
+		return ready;
+	case XFAB_XS_CONNECTED:
+		if (cur == XFAB_XS_CONNECTED) {
+			*work = XFAB_FE_REFRESH;
+			return cur;
+		}
+		if (cur != ready)
+			return cur;
+		*work = XFAB_FE_GO_LIVE;
+		return XFAB_XS_CONNECTED;
+	case XFAB_XS_CLOSING:
+	case XFAB_XS_CLOSED:
+		if (online && cur == XFAB_XS_INITIALISING)
+			return cur;	/* waiting for the next backend */
+		*work = online ? XFAB_FE_HOLD : XFAB_FE_DETACH;
+		*close = cur != XFAB_XS_CLOSED;
+		/* a backend still Closing waits to see us Closed first */
+		if (online && be == XFAB_XS_CLOSED)
+			return XFAB_XS_INITIALISING;
+		return XFAB_XS_CLOSED;
 	default:
 		return cur;
 	}

@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * The backend half of the xenbus handshake as pure decisions, shared by
- * xfab_netback and xfab_blkback (and tested in userspace): what a
- * frontend's state asks of the backend, and the one legal step from
- * where the backend is toward that. The drivers do the work each step
- * names (connect the rings, tear them down) and publish the state.
+ * The xenbus handshake as pure decisions, tested in userspace. Backend
+ * half (xfab_netback, xfab_blkback): what a frontend's state asks of the
+ * backend, and the one legal step from where the backend is toward that.
+ * Frontend half (xfab_netfront, xfab_blkfront): what a backend's state
+ * asks of the frontend. The drivers do the work each decision names
+ * (connect the rings, tear them down) and publish the state.
  *
- *   InitWait --connect ok--> Connected --> Closing --> Closed --> InitWait
+ *   backend:  InitWait --connect ok--> Connected --> Closing --> Closed
+ *             --> InitWait
+ *   frontend: Initialising --connect ok--> ready (netif: Connected; blkif:
+ *             Initialised, then Connected) --> Closed --> Initialising
+ *             while the device stays online
  */
 #ifndef XFAB_XENBUS_H
 #define XFAB_XENBUS_H
@@ -46,6 +51,31 @@ int xfab_be_target(int fe, int ready, bool online, bool *gone);
  * target, or target is not reachable from cur by the backend alone).
  */
 int xfab_be_step(int cur, int target, enum xfab_be_work *work);
+
+/* What a frontend does about its backend's new state, before publishing. */
+enum xfab_fe_work {
+	XFAB_FE_NOTHING,
+	XFAB_FE_CONNECT,	/* rings, channels, keys; publish if that worked */
+	XFAB_FE_GO_LIVE,	/* the backend took our keys: start I/O */
+	XFAB_FE_REFRESH,	/* Connected again while we are: carrier, size */
+	XFAB_FE_HOLD,		/* backend going, device stays: stop I/O only */
+	XFAB_FE_DETACH,		/* backend going, device taken away: tear down */
+};
+
+/*
+ * The frontend half, one rule for xfab_netfront and xfab_blkfront: what
+ * a frontend in state cur does when its backend shows be, and the state
+ * to publish after that work (cur when there is none). ready is as for
+ * xfab_be_target(). online is the toolstack's "online" key in the
+ * backend's directory: while it is 1, only the backend is going (its
+ * driver reloaded, its domain restarted) and the device stays, to be
+ * reconnected from Initialising; 0 or absent means a detach. *close asks
+ * for Closed to be published after the work and before the state
+ * returned. Anything a backend may write, including nonsense, is an
+ * input here: unknown states ask for nothing.
+ */
+int xfab_fe_step(int be, int cur, int ready, bool online,
+		 enum xfab_fe_work *work, bool *close);
 
 /*
  * A source of the frontend's unsigned keys: 1 and *val when key holds a

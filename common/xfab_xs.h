@@ -3,7 +3,9 @@
  * Kernel only (like xfab_compat.h): xenstore helpers the drivers share.
  * xfab_xs_write() writes a set of keys as one transaction, run again
  * while it races with another writer; keys() writes into the transaction
- * it is given. xfab_xs_relaxed() reads the toolstack's trust choice.
+ * it is given. xfab_xs_relaxed() reads the toolstack's trust choice;
+ * xfab_xs_online() and xfab_fe_publish() carry out a frontend's
+ * xfab_fe_step() decisions.
  */
 #ifndef XFAB_XS_H
 #define XFAB_XS_H
@@ -13,6 +15,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <xen/xenbus.h>
+#include "xfab_xenbus.h"
 
 static inline int xfab_xs_write(int (*keys)(struct xenbus_transaction t,
 					    void *arg), void *arg)
@@ -58,6 +61,31 @@ static inline bool xfab_xs_relaxed(struct xenbus_device *dev)
 			 dev->nodename, v);
 	kfree(v);
 	return relaxed;
+}
+
+/*
+ * The toolstack's "online" key in the backend's directory: 1 while the
+ * device is to stay (see xfab_fe_step()). Written by the toolstack, but
+ * in a directory the backend's domain owns: it can only choose between
+ * holding and detaching a device it already controls.
+ */
+static inline bool xfab_xs_online(struct xenbus_device *dev)
+{
+	return xenbus_read_unsigned(dev->otherend, "online", 0) == 1;
+}
+
+/*
+ * Publish a frontend's xfab_fe_step() decision once its work is done:
+ * Closed first when asked, then the state, unless the work published it
+ * already (a driver may have to, before the rest of its work).
+ */
+static inline void xfab_fe_publish(struct xenbus_device *dev, int next,
+				   bool close)
+{
+	if (close)
+		xenbus_frontend_closed(dev);
+	if (next != XenbusStateClosed && next != dev->state)
+		xenbus_switch_state(dev, next);
 }
 
 #endif /* XFAB_XS_H */

@@ -7,3 +7,4 @@
 #include "../common/xfab_netif.c"
 #include "../common/xfab_ids.c"
 #include "../common/xfab_netif_rx.c"
+#include "../common/xfab_xenbus.c"

@@ -2,14 +2,17 @@
 /*
  * xfab_netfront negotiation: the xenbus driver for "vif" devices.
  *
- * One state function, xfab_nf_backend_changed(), drives everything:
+ * One state function, xfab_nf_backend_changed(), carries out what
+ * xfab_fe_step() (common/, shared with xfab_blkfront) decides:
  *   backend InitWait, we Initialising or Closed: connect (rings, keys in
  *     one transaction), then we go Connected;
  *   backend Connected, we Connected: carrier on, gratuitous ARP;
  *   backend Closing/Closed: tear down, go Closed; once the backend is
- *     Closed, go back to Initialising, so that a backend that comes back
- *     (driver reloaded in the backend domain, or the same one reopening)
- *     finds us waiting for its InitWait and traffic resumes by itself.
+ *     Closed and the toolstack still has the vif "online", go back to
+ *     Initialising, so that a backend that comes back (driver reloaded in
+ *     the backend domain, or the same one reopening) finds us waiting for
+ *     its InitWait and traffic resumes by itself. Offline is a detach:
+ *     we stay Closed until the device is removed.
  * Backend InitWait while we are Connected is a backend that rebinds to
  * our existing rings (Linux netback reattaches at the rsp_prod it finds):
  * left alone.
@@ -281,51 +284,39 @@ static void nf_backend_connected(struct xfab_nf_info *info)
 	netdev_notify_peers(nd);
 }
 
-static void nf_backend_gone(struct xfab_nf_info *info, enum xenbus_state be)
-{
-	struct xenbus_device *dev = info->xbdev;
-
-	rtnl_lock();
-	xfab_nf_teardown(info);
-	rtnl_unlock();
-	/* already waiting for a backend: nothing to acknowledge */
-	if (dev->state == XenbusStateInitialising && be == XenbusStateClosed)
-		return;
-	if (dev->state != XenbusStateClosed)
-		xenbus_frontend_closed(dev);
-	/* ready for the next backend: it will look for Initialising */
-	if (be == XenbusStateClosed)
-		xenbus_switch_state(dev, XenbusStateInitialising);
-}
-
 /* The state function: every backend transition comes through here. */
 static void xfab_nf_backend_changed(struct xenbus_device *dev,
 				    enum xenbus_state be)
 {
 	struct xfab_nf_info *info = dev_get_drvdata(&dev->dev);
+	enum xfab_fe_work work;
+	bool close;
+	int next;
 
-	dev_dbg(&dev->dev, "backend %s, we are %s\n", xenbus_strstate(be),
-		xenbus_strstate(dev->state));
-	switch (be) {
-	case XenbusStateInitWait:
-		if (dev->state != XenbusStateInitialising &&
-		    dev->state != XenbusStateClosed)
-			break;
+	next = xfab_fe_step(be, dev->state, XenbusStateConnected,
+			    xfab_xs_online(dev), &work, &close);
+	dev_dbg(&dev->dev, "backend %s, we are %s: work %d, then %s\n",
+		xenbus_strstate(be), xenbus_strstate(dev->state), work,
+		xenbus_strstate(next));
+	switch (work) {
+	case XFAB_FE_CONNECT:
 		if (xfab_nf_connect(info))
-			break;
-		xenbus_switch_state(dev, XenbusStateConnected);
+			return;
 		break;
-	case XenbusStateConnected:
-		if (dev->state == XenbusStateConnected)
-			nf_backend_connected(info);
+	case XFAB_FE_REFRESH:
+		nf_backend_connected(info);
 		break;
-	case XenbusStateClosing:
-	case XenbusStateClosed:
-		nf_backend_gone(info, be);
+	case XFAB_FE_HOLD:
+	case XFAB_FE_DETACH:
+		/* the net_device stays either way, until remove */
+		rtnl_lock();
+		xfab_nf_teardown(info);
+		rtnl_unlock();
 		break;
 	default:
 		break;
 	}
+	xfab_fe_publish(dev, next, close);
 }
 
 static int xfab_nf_probe(struct xenbus_device *dev,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * The backend's xenbus decisions: what each frontend state asks for
+ * The xenbus decisions. Backend: what each frontend state asks for
  * (netif publishes its rings with Connected, blkif with Initialised), and
  * that walking step by step from any backend state reaches any reachable
  * target in a few steps, connecting only on InitWait -> Connected and
@@ -118,6 +118,133 @@ TEST(xenbus_step_stays_put_where_it_must)
 	ASSERT_EQ(xfab_be_step(XFAB_XS_INITIALISING, XFAB_XS_CONNECTED, &w),
 		  XFAB_XS_INITIALISING);
 	ASSERT_EQ(w, XFAB_BE_PUBLISH);
+}
+
+/*
+ * The frontend half. A backend's states in order, each with the work and
+ * the state the frontend must answer with, from Initialising; the walk
+ * publishes as the drivers do (Closed first when asked, then the rest).
+ */
+struct fe_seen {
+	int be;
+	enum xfab_fe_work work;
+	int closes, now;	/* Closed published, state after */
+};
+
+/* The index of the first step that differs from s, or -1. */
+static int fe_walk(const struct fe_seen *s, unsigned int n, int ready,
+		   bool online)
+{
+	enum xfab_fe_work w;
+	int cur = XFAB_XS_INITIALISING;
+	unsigned int i;
+	bool close;
+
+	for (i = 0; i < n; i++) {
+		cur = xfab_fe_step(s[i].be, cur, ready, online, &w, &close);
+		if (w != s[i].work || close != !!s[i].closes ||
+		    cur != s[i].now) {
+			fprintf(stderr, "  step %u: work %d close %d state %d\n",
+				i, w, close, cur);
+			return (int)i;
+		}
+	}
+	return -1;
+}
+
+TEST(fe_step_netif_backend_reload)
+{
+	static const struct fe_seen s[] = {
+		{ XFAB_XS_INITWAIT, XFAB_FE_CONNECT, 0, XFAB_XS_CONNECTED },
+		{ XFAB_XS_CONNECTED, XFAB_FE_REFRESH, 0, XFAB_XS_CONNECTED },
+		/* a backend rebinding to our rings: left alone */
+		{ XFAB_XS_INITWAIT, XFAB_FE_NOTHING, 0, XFAB_XS_CONNECTED },
+		{ XFAB_XS_CLOSING, XFAB_FE_HOLD, 1, XFAB_XS_CLOSED },
+		{ XFAB_XS_CLOSED, XFAB_FE_HOLD, 0, XFAB_XS_INITIALISING },
+		{ XFAB_XS_CLOSED, XFAB_FE_NOTHING, 0, XFAB_XS_INITIALISING },
+		{ XFAB_XS_INITWAIT, XFAB_FE_CONNECT, 0, XFAB_XS_CONNECTED },
+	};
+
+	ASSERT_EQ(fe_walk(s, sizeof(s) / sizeof(s[0]), XFAB_XS_CONNECTED, true),
+		  -1);
+}
+
+TEST(fe_step_blkif_connect_resize_detach)
+{
+	static const struct fe_seen s[] = {
+		{ XFAB_XS_CONNECTED, XFAB_FE_NOTHING, 0, XFAB_XS_INITIALISING },
+		{ XFAB_XS_INITWAIT, XFAB_FE_CONNECT, 0, XFAB_XS_INITIALISED },
+		{ XFAB_XS_INITWAIT, XFAB_FE_NOTHING, 0, XFAB_XS_INITIALISED },
+		{ XFAB_XS_CONNECTED, XFAB_FE_GO_LIVE, 0, XFAB_XS_CONNECTED },
+		{ XFAB_XS_CONNECTED, XFAB_FE_REFRESH, 0, XFAB_XS_CONNECTED },
+		{ XFAB_XS_CLOSING, XFAB_FE_DETACH, 1, XFAB_XS_CLOSED },
+		/* detached: Closed stays Closed */
+		{ XFAB_XS_CLOSED, XFAB_FE_DETACH, 0, XFAB_XS_CLOSED },
+	};
+
+	ASSERT_EQ(fe_walk(s, sizeof(s) / sizeof(s[0]), XFAB_XS_INITIALISED,
+			  false), -1);
+}
+
+TEST(fe_step_coalesced_watch_and_waiting)
+{
+	enum xfab_fe_work w;
+	bool close;
+
+	/* Closing then InitWait seen with Closed coalesced away */
+	ASSERT_EQ(xfab_fe_step(XFAB_XS_INITWAIT, XFAB_XS_CLOSED,
+			       XFAB_XS_INITIALISED, true, &w, &close),
+		  XFAB_XS_INITIALISED);
+	ASSERT_EQ(w, XFAB_FE_CONNECT);
+	/* a backend that goes before we connected, device online */
+	ASSERT_EQ(xfab_fe_step(XFAB_XS_CLOSING, XFAB_XS_INITIALISING,
+			       XFAB_XS_CONNECTED, true, &w, &close),
+		  XFAB_XS_INITIALISING);
+	ASSERT_EQ(w, XFAB_FE_NOTHING);
+	ASSERT_FALSE(close);
+	/* ... and the same detached */
+	ASSERT_EQ(xfab_fe_step(XFAB_XS_CLOSED, XFAB_XS_INITIALISING,
+			       XFAB_XS_CONNECTED, false, &w, &close),
+		  XFAB_XS_CLOSED);
+	ASSERT_EQ(w, XFAB_FE_DETACH);
+	ASSERT_TRUE(close);
+}
+
+/* Every backend value, sane or not, from every state: rules that hold. */
+TEST(fe_step_any_input)
+{
+	static const int ready[] = { XFAB_XS_CONNECTED, XFAB_XS_INITIALISED };
+	enum xfab_fe_work w;
+	int be, cur, next;
+	unsigned int r, on;
+	bool close;
+
+	for (r = 0; r < 2; r++)
+	for (on = 0; on < 2; on++)
+	for (be = -2; be <= 9; be++)
+	for (cur = XFAB_XS_INITIALISING; cur <= XFAB_XS_CLOSED; cur++) {
+		next = xfab_fe_step(be, cur, ready[r], on, &w, &close);
+		ASSERT_GE(next, XFAB_XS_INITIALISING);
+		ASSERT_LE(next, XFAB_XS_CLOSED);
+		if (be < XFAB_XS_INITWAIT || be > XFAB_XS_CLOSED ||
+		    be == XFAB_XS_INITIALISED) {
+			ASSERT_EQ(w, XFAB_FE_NOTHING);
+			ASSERT_EQ(next, cur);
+		}
+		if (w == XFAB_FE_NOTHING || w == XFAB_FE_REFRESH)
+			ASSERT_EQ(next, cur);
+		if (close)
+			ASSERT_TRUE(w == XFAB_FE_HOLD || w == XFAB_FE_DETACH);
+		ASSERT_FALSE(close && cur == XFAB_XS_CLOSED);
+		/* only a device still online waits for another backend */
+		if (w == XFAB_FE_DETACH)
+			ASSERT_EQ(next, XFAB_XS_CLOSED);
+		if (w == XFAB_FE_CONNECT)
+			ASSERT_EQ(next, ready[r]);
+		if (next == XFAB_XS_CONNECTED && cur != XFAB_XS_CONNECTED)
+			ASSERT_TRUE(w == XFAB_FE_CONNECT ||
+				    w == XFAB_FE_GO_LIVE);
+	}
 }
 
 /*
