@@ -18,7 +18,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/etherdevice.h>
 #include "common.h"
-#include "xfab_xenbus.h"
+#include "xfab_xs.h"
 
 struct nb_backend {
 	struct xenbus_device *xdev;
@@ -287,32 +287,21 @@ static int nb_uevent(XFAB_XENBUS_UEVENT_CONST struct xenbus_device *xdev,
 
 /* ---- probe / remove ---- */
 
-static int nb_write_features(struct xenbus_device *xdev)
+/* What we offer, for xfab_xs_write(): one transaction. */
+static int nb_features(struct xenbus_transaction t, void *arg)
 {
-	struct xenbus_transaction t;
-	int err;
+	struct xenbus_device *xdev = arg;
+	const char *node = xdev->nodename;
 
-again:
-	err = xenbus_transaction_start(&t);
-	if (err)
-		return err;
-	err = xenbus_printf(t, xdev->nodename, "feature-sg", "1") ?:
-	      xenbus_printf(t, xdev->nodename, "feature-gso-tcpv4", "1") ?:
-	      xenbus_printf(t, xdev->nodename, "feature-gso-tcpv6", "1") ?:
-	      xenbus_printf(t, xdev->nodename, "feature-ipv6-csum-offload", "1") ?:
-	      xenbus_printf(t, xdev->nodename, "feature-rx-copy", "1") ?:
-	      xenbus_printf(t, xdev->nodename, "feature-rx-flip", "0") ?:
-	      xenbus_printf(t, xdev->nodename, "feature-split-event-channels", "1") ?:
-	      xenbus_printf(t, xdev->nodename, "multi-queue-max-queues", "%u",
-			    xfab_nb_max_queues);
-	if (err) {
-		xenbus_transaction_end(t, 1);
-		return err;
-	}
-	err = xenbus_transaction_end(t, 0);
-	if (err == -EAGAIN)
-		goto again;
-	return err;
+	return xenbus_printf(t, node, "feature-sg", "1") ?:
+	       xenbus_printf(t, node, "feature-gso-tcpv4", "1") ?:
+	       xenbus_printf(t, node, "feature-gso-tcpv6", "1") ?:
+	       xenbus_printf(t, node, "feature-ipv6-csum-offload", "1") ?:
+	       xenbus_printf(t, node, "feature-rx-copy", "1") ?:
+	       xenbus_printf(t, node, "feature-rx-flip", "0") ?:
+	       xenbus_printf(t, node, "feature-split-event-channels", "1") ?:
+	       xenbus_printf(t, node, "multi-queue-max-queues", "%u",
+			     xfab_nb_max_queues);
 }
 
 static void nb_remove(struct xenbus_device *xdev)
@@ -358,7 +347,7 @@ static int nb_probe(struct xenbus_device *xdev,
 	be->script = xenbus_read(XBT_NIL, xdev->nodename, "script", NULL);
 	if (IS_ERR(be->script))
 		be->script = NULL;	/* only udev-run scripts need it */
-	err = nb_write_features(xdev);
+	err = xfab_xs_write(nb_features, xdev);
 	if (err) {
 		xenbus_dev_fatal(xdev, err, "writing features");
 		goto fail;

@@ -158,33 +158,26 @@ static int nf_write_queues(struct xenbus_transaction xbt,
 	return err;
 }
 
-/* All our keys in one transaction, retried while xenstore says -EAGAIN. */
-static int nf_talk_to_backend(struct xfab_nf_info *info)
+/* All our keys, for xfab_xs_write(): one transaction. */
+static int nf_keys(struct xenbus_transaction xbt, void *arg)
 {
-	struct xenbus_device *dev = info->xbdev;
-	struct xenbus_transaction xbt;
+	struct xfab_nf_info *info = arg;
 	unsigned int i;
 	int err;
 
-again:
-	err = xenbus_transaction_start(&xbt);
-	if (err) {
-		xenbus_dev_fatal(dev, err, "starting transaction");
-		return err;
-	}
 	err = nf_write_queues(xbt, info);
 	for (i = 0; !err && i < ARRAY_SIZE(nf_front_features); i++)
-		err = xenbus_write(xbt, dev->nodename, nf_front_features[i], "1");
-	if (err) {
-		xenbus_transaction_end(xbt, 1);
-		xenbus_dev_fatal(dev, err, "writing frontend keys");
-		return err;
-	}
-	err = xenbus_transaction_end(xbt, 0);
-	if (err == -EAGAIN)
-		goto again;
+		err = xenbus_write(xbt, info->xbdev->nodename,
+				   nf_front_features[i], "1");
+	return err;
+}
+
+static int nf_talk_to_backend(struct xfab_nf_info *info)
+{
+	int err = xfab_xs_write(nf_keys, info);
+
 	if (err)
-		xenbus_dev_fatal(dev, err, "completing transaction");
+		xenbus_dev_fatal(info->xbdev, err, "writing frontend keys");
 	return err;
 }
 
