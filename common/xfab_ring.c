@@ -6,23 +6,6 @@
  */
 #include "xfab_ring.h"
 
-u32 xfab_ring_slots(u32 order, u32 hdr_bytes, u32 entry_bytes)
-{
-	u32 bytes, fit, slots = 1;
-
-	if (order > XFAB_RING_MAX_ORDER || entry_bytes == 0)
-		return 0;
-	bytes = XFAB_PAGE_SIZE << order;
-	if (hdr_bytes >= bytes)
-		return 0;
-	fit = (bytes - hdr_bytes) / entry_bytes;
-	if (fit == 0)
-		return 0;
-	while (slots <= fit / 2)
-		slots *= 2;
-	return slots;
-}
-
 /*
  * Both directions are the same check: the peer may have produced at most
  * 'room' entries past our consumer index, where 'room' is what our own

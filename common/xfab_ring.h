@@ -19,14 +19,6 @@
 #define XFAB_RING_MAX_ORDER 4
 
 /*
- * Slots of a ring of 2^order pages whose shared header takes hdr_bytes and
- * whose request/response union takes entry_bytes: the largest power of two
- * that fits, as both ends must compute it identically. Returns 0 when the
- * order is out of range or nothing fits (the caller rejects the ring).
- */
-u32 xfab_ring_slots(u32 order, u32 hdr_bytes, u32 entry_bytes);
-
-/*
  * Backend side: new requests the peer claims to have produced.
  *   req_prod      copied once from the shared page (peer-written)
  *   req_cons      our consumer index
