@@ -259,8 +259,6 @@ void xfab_bb_debugfs_exit(void);
 void xfab_bb_stats_sum(struct xfab_bb_dev *dev, struct xfab_bb_stats *sum);
 void xfab_bb_stats_add(struct xfab_bb_stats *to,
 		       const struct xfab_bb_stats *from);
-int xfab_bb_bdev_open(struct xfab_bb_bdev *b, dev_t devt, bool write);
-void xfab_bb_bdev_close(struct xfab_bb_bdev *b);
 
 /* xenbus.c */
 int xfab_bb_xenbus_register(void);

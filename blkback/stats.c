@@ -4,8 +4,6 @@
  * /sys/bus/xen-backend/devices/vbd-<domid>-<handle>/statistics/<name>.
  * Each is the sum over the connected rings plus what rings torn down
  * before had counted, so the numbers only grow while the device lives.
- * Also the two block device helpers (open/close), thin over the compat
- * header.
  */
 #include <linux/slab.h>
 #include <linux/device.h>
@@ -185,26 +183,6 @@ void xfab_bb_stats_init(void)
 	bb_attrs[n++] = &dev_attr_ro_grants.attr;
 	bb_attrs[n++] = &dev_attr_mode.attr;
 	bb_attrs[n] = NULL;
-}
-
-int xfab_bb_bdev_open(struct xfab_bb_bdev *b, dev_t devt, bool write)
-{
-	struct block_device *bdev;
-
-	bdev = xfab_bdev_get(devt, write, &b->file, &b->mode);
-	if (IS_ERR(bdev))
-		return PTR_ERR(bdev);
-	b->bdev = bdev;
-	return 0;
-}
-
-void xfab_bb_bdev_close(struct xfab_bb_bdev *b)
-{
-	if (!b->bdev)
-		return;
-	xfab_bdev_put(b->bdev, b->file, b->mode);
-	b->bdev = NULL;
-	b->file = NULL;
 }
 
 struct xfab_bb_totals xfab_bb_totals;

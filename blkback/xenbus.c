@@ -140,6 +140,27 @@ static int bb_read_mode(struct xfab_bb_dev *dev, bool *write)
 	return 0;
 }
 
+/* The backing device, held open for as long as we are bound to it. */
+static int bb_bdev_open(struct xfab_bb_bdev *b, dev_t devt, bool write)
+{
+	struct block_device *bdev;
+
+	bdev = xfab_bdev_get(devt, write, &b->file, &b->mode);
+	if (IS_ERR(bdev))
+		return PTR_ERR(bdev);
+	b->bdev = bdev;
+	return 0;
+}
+
+static void bb_bdev_close(struct xfab_bb_bdev *b)
+{
+	if (!b->bdev)
+		return;
+	xfab_bdev_put(b->bdev, b->file, b->mode);
+	b->bdev = NULL;
+	b->file = NULL;
+}
+
 static int bb_open_disk(struct bb_backend *be, dev_t devt)
 {
 	struct xfab_bb_dev *dev = &be->dev;
@@ -150,7 +171,7 @@ static int bb_open_disk(struct bb_backend *be, dev_t devt)
 	err = bb_read_mode(dev, &write);
 	if (err)
 		return err;
-	err = xfab_bb_bdev_open(&dev->disk, devt, write);
+	err = bb_bdev_open(&dev->disk, devt, write);
 	if (err) {
 		xenbus_dev_fatal(xdev, err, "opening block device %u:%u",
 				 MAJOR(devt), MINOR(devt));
@@ -210,7 +231,7 @@ static void bb_close_disk(struct xfab_bb_dev *dev)
 {
 	if (!dev->have_disk)
 		return;
-	xfab_bb_bdev_close(&dev->disk);
+	bb_bdev_close(&dev->disk);
 	dev->have_disk = false;
 }
 
