@@ -40,6 +40,7 @@
 #include "xfab_gcache.h"
 #include "xfab_poll.h"
 #include "xfab_credit.h"
+#include "xfab_kstats.h"
 
 /* Pages one request maps: its segments (indirect pages map apart). */
 #define XFAB_BB_MAX_PAGES XFAB_BLK_MAX_INDIRECT_SEGS
@@ -93,31 +94,43 @@ extern struct xfab_bb_totals xfab_bb_totals;
 extern struct workqueue_struct *xfab_bb_drain_wq;
 
 /* Counters of one ring; summed over rings for sysfs. */
+/*
+ * A ring's counters (xfab_stats.h): the ring's thread writes them all
+ * under sync, except irqs, which the interrupt handler counts.
+ */
 struct xfab_bb_stats {
-	u64 rd_req, wr_req, flush_req, barrier_req, discard_req;
-	u64 rd_sect, wr_sect, discard_sect;
-	u64 indirect_req;
-	u64 io_errors;		/* the disk failed a request */
-	u64 map_errors;		/* a grant the frontend named would not map */
-	u64 irqs, spurious, kicks;
-	u64 grant_maps, grant_unmaps;	/* grants, not hypercalls */
-	u64 map_calls, unmap_calls;	/* hypercalls */
-	u64 pgrant_hits;		/* a segment found its page mapped */
-	u64 pool_waits;		/* ring had requests, all slots were busy */
+	struct u64_stats_sync sync;
+	u64_stats_t rd_req, wr_req, flush_req, barrier_req, discard_req;
+	u64_stats_t rd_sect, wr_sect, discard_sect;
+	u64_stats_t indirect_req;
+	u64_stats_t io_errors;		/* the disk failed a request */
+	u64_stats_t map_errors;	/* a grant the frontend named would not map */
+	atomic64_t irqs;
+	u64_stats_t spurious, kicks;
+	u64_stats_t grant_maps, grant_unmaps;	/* grants, not hypercalls */
+	u64_stats_t map_calls, unmap_calls;	/* hypercalls */
+	u64_stats_t pgrant_hits;	/* a segment found its page mapped */
+	u64_stats_t pool_waits;	/* ring had requests, all slots were busy */
 	/* xfab frontends: read-only mappings of write data, polling */
-	u64 ro_hits;		/* a write segment found its page mapped */
-	u64 ro_maps;		/* read-only mappings made to keep */
-	u64 ro_evictions;	/* kept mappings dropped for a newer one */
-	u64 ro_purged;		/* kept mappings dropped when idle */
-	u64 ro_full;		/* every kept mapping busy: mapped once */
-	u64 ro_budget;		/* disk or backend at its bound: mapped once */
-	u64 polls, poll_found, poll_empty;
-	u64 resizes;		/* new sizes announced (the device's, not a ring's) */
-	u64 refuse_waits;	/* refusals past refuse_rate: the thread slept */
-	u64 bad_index;		/* impossible producer index: ring stopped */
-	u64 passes_yielded;	/* a pass of XFAB_BB_PASS_REQS offered the CPU */
-	u64 err[XFAB_BLK_NR_ERRS];	/* refused requests by reason */
+	u64_stats_t ro_hits;		/* a write segment found its page mapped */
+	u64_stats_t ro_maps;		/* read-only mappings made to keep */
+	u64_stats_t ro_evictions;	/* kept mappings dropped for a newer one */
+	u64_stats_t ro_purged;		/* kept mappings dropped when idle */
+	u64_stats_t ro_full;		/* every kept mapping busy: mapped once */
+	u64_stats_t ro_budget;		/* disk or backend at its bound: mapped once */
+	u64_stats_t polls, poll_found, poll_empty;
+	u64_stats_t resizes;		/* new sizes announced (the device's, not a ring's) */
+	u64_stats_t refuse_waits;	/* refusals past refuse_rate: the thread slept */
+	u64_stats_t bad_index;		/* impossible producer index: ring stopped */
+	u64_stats_t passes_yielded;	/* a pass of XFAB_BB_PASS_REQS offered the CPU */
+	u64_stats_t err[XFAB_BLK_NR_ERRS];	/* refused requests by reason */
 };
+
+/* One count by the ring's thread. */
+#define xfab_bb_add(ring, f, n) \
+	xfab_stat_add(&(ring)->st.sync, &(ring)->st.f, n)
+#define xfab_bb_inc(ring, f) xfab_bb_add(ring, f, 1)
+
 
 /* A grant mapped for as long as the ring lives (feature-persistent). */
 struct xfab_bb_pgrant {
@@ -253,12 +266,10 @@ void xfab_bb_ro_free(struct xfab_bb_ring *ring);
 
 /* stats.c */
 extern const struct attribute_group *xfab_bb_groups[];
-void xfab_bb_stats_init(void);
+int xfab_bb_stats_init(void);
 void xfab_bb_debugfs_init(void);
 void xfab_bb_debugfs_exit(void);
-void xfab_bb_stats_sum(struct xfab_bb_dev *dev, struct xfab_bb_stats *sum);
-void xfab_bb_stats_add(struct xfab_bb_stats *to,
-		       const struct xfab_bb_stats *from);
+extern struct xfab_stats_table xfab_bb_stat_table;
 
 /* xenbus.c */
 int xfab_bb_xenbus_register(void);

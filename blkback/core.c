@@ -6,3 +6,5 @@
 #include "../common/xfab_gcache.c"
 #include "../common/xfab_poll.c"
 #include "../common/xfab_credit.c"
+#include "../common/xfab_stats.c"
+#include "../common/xfab_kstats.c"

@@ -78,14 +78,14 @@ static void unmap_batch(struct xfab_bb_ring *ring, unsigned int nr)
 {
 	if (!nr)
 		return;
-	ring->st.unmap_calls++;
+	xfab_bb_inc(ring, unmap_calls);
 	if (gnttab_unmap_refs(ring->unmap_ops, NULL, ring->batch_pages, nr)) {
 		/* The pages may still be the guest's: leak, never reuse. */
 		pr_err_ratelimited("xfab_blkback: unmapping %u grants failed\n",
 				   nr);
 		return;
 	}
-	ring->st.grant_unmaps += nr;
+	xfab_bb_add(ring, grant_unmaps, nr);
 	atomic_long_sub(nr, &xfab_bb_totals.grants_mapped);
 	gnttab_page_cache_put(&ring->page_cache, ring->batch_pages, nr);
 }
@@ -153,7 +153,7 @@ undo_all:
 	atomic_dec(&xfab_bb_totals.ro_kept);
 undo_dev:
 	atomic_dec(&dev->ro_kept);
-	ring->st.ro_budget++;
+	xfab_bb_inc(ring, ro_budget);
 	return false;
 }
 
@@ -180,7 +180,7 @@ static u32 ro_lookup(struct xfab_bb_ring *ring, struct xfab_bb_page *p,
 	*miss = false;
 	s = xfab_gc_find(&ring->ro, p->gref, now);
 	if (s != XFAB_GC_NONE) {
-		ring->st.ro_hits++;
+		xfab_bb_inc(ring, ro_hits);
 	} else {
 		/*
 		 * The bounds count slots in use: a free slot taken is one
@@ -193,12 +193,12 @@ static u32 ro_lookup(struct xfab_bb_ring *ring, struct xfab_bb_page *p,
 		if (s == XFAB_GC_NONE) {
 			if (fresh)
 				ro_budget_put(ring, 1);
-			ring->st.ro_full++;
+			xfab_bb_inc(ring, ro_full);
 			return s;
 		}
 		if (evicted && ring->ro_map[s].page) {
 			ring->ro_evict[(*nevict)++] = ring->ro_map[s];
-			ring->st.ro_evictions++;
+			xfab_bb_inc(ring, ro_evictions);
 		}
 		ring->ro_map[s].page = NULL;
 		*miss = true;
@@ -251,7 +251,7 @@ int xfab_bb_map(struct xfab_bb_ring *ring, struct xfab_bb_page *pages,
 		if (pg) {
 			p->page = pg->page;
 			p->persistent = true;
-			ring->st.pgrant_hits++;
+			xfab_bb_inc(ring, pgrant_hits);
 			continue;
 		}
 		keep[nr] = false;
@@ -277,7 +277,7 @@ int xfab_bb_map(struct xfab_bb_ring *ring, struct xfab_bb_page *pages,
 	if (nr) {
 		ret = gnttab_map_refs(ring->map_ops, NULL, ring->batch_pages,
 				      nr);
-		ring->st.map_calls++;
+		xfab_bb_inc(ring, map_calls);
 	}
 	for (j = 0; j < nr; j++) {
 		struct xfab_bb_page *p = &pages[ring->batch_idx[j]];
@@ -292,12 +292,12 @@ int xfab_bb_map(struct xfab_bb_ring *ring, struct xfab_bb_page *pages,
 			continue;
 		}
 		p->handle = ring->map_ops[j].handle;
-		ring->st.grant_maps++;
+		xfab_bb_inc(ring, grant_maps);
 		atomic_long_inc(&xfab_bb_totals.grants_mapped);
 		if (p->ro_slot != XFAB_GC_NONE) {
 			ring->ro_map[p->ro_slot].page = p->page;
 			ring->ro_map[p->ro_slot].handle = p->handle;
-			ring->st.ro_maps++;
+			xfab_bb_inc(ring, ro_maps);
 		} else if (keep[j]) {
 			pg_keep(ring, p);
 		}
@@ -314,7 +314,7 @@ int xfab_bb_map(struct xfab_bb_ring *ring, struct xfab_bb_page *pages,
 	}
 	ro_evict_flush(ring, nevict);
 	if (err == -EIO)
-		ring->st.map_errors++;
+		xfab_bb_inc(ring, map_errors);
 	return err;
 }
 
@@ -390,7 +390,7 @@ void xfab_bb_ro_purge(struct xfab_bb_ring *ring)
 		if (ring->ro_map[s].page) {
 			unmap_add(ring, &nr, ring->ro_map[s].page,
 				  ring->ro_map[s].handle);
-			ring->st.ro_purged++;
+			xfab_bb_inc(ring, ro_purged);
 		}
 		ring->ro_map[s].page = NULL;
 		if (!xfab_gc_remove(&ring->ro, s))

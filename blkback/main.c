@@ -159,10 +159,14 @@ static int __init xfab_bb_init(void)
 		       xfab_bb_poll_us);
 		return -EINVAL;
 	}
+	err = xfab_bb_stats_init();
+	if (err) {
+		pr_err("xfab_blkback: counter table too small (%d)\n", err);
+		return err;
+	}
 	xfab_bb_drain_wq = alloc_workqueue("xfab_bb_drain", WQ_UNBOUND, 0);
 	if (!xfab_bb_drain_wq)
 		return -ENOMEM;
-	xfab_bb_stats_init();
 	xfab_bb_debugfs_init();
 	err = xfab_bb_xenbus_register();
 	if (err) {

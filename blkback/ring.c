@@ -21,7 +21,7 @@ static irqreturn_t bb_interrupt(int irq, void *data)
 {
 	struct xfab_bb_ring *ring = data;
 
-	ring->st.irqs++;
+	atomic64_inc(&ring->st.irqs);
 	atomic_set(&ring->eoi_pending, 1);
 	atomic_set(&ring->events, 1);
 	wake_up(&ring->wq);
@@ -47,7 +47,7 @@ static void bb_push(struct xfab_bb_ring *ring)
 			      &ring->back.sring->rsp_prod,
 			      &ring->back.sring->rsp_event) && ring->irq > 0) {
 		notify_remote_via_irq(ring->irq);
-		ring->st.kicks++;
+		xfab_bb_inc(ring, kicks);
 	}
 }
 
@@ -67,7 +67,7 @@ static void bb_finish(struct xfab_bb_ring *ring, struct xfab_bb_req *req,
 	xfab_bb_unmap(ring, req->pages, req->nr_mapped);
 	req->nr_mapped = 0;
 	if (status == BLKIF_RSP_ERROR && req->status != BLK_STS_OK)
-		ring->st.io_errors++;
+		xfab_bb_inc(ring, io_errors);
 	bb_respond(ring, &req->hdr, status);
 	list_add(&req->list, &ring->free);
 }
@@ -213,29 +213,29 @@ static int bb_indirect_segs(struct xfab_bb_ring *ring, struct xfab_bb_req *req)
 				 &ring->dev->lim, req->segs);
 }
 
-static void bb_count(struct xfab_bb_stats *st, const struct xfab_blk_req *h)
+static void bb_count(struct xfab_bb_ring *ring, const struct xfab_blk_req *h)
 {
-	st->indirect_req += h->indirect;
+	xfab_bb_add(ring, indirect_req, h->indirect);
 	switch (h->op) {
 	case XFAB_BLKOP_READ:
-		st->rd_req++;
-		st->rd_sect += h->nr_sectors;
+		xfab_bb_inc(ring, rd_req);
+		xfab_bb_add(ring, rd_sect, h->nr_sectors);
 		break;
 	case XFAB_BLKOP_WRITE:
-		st->wr_req++;
-		st->wr_sect += h->nr_sectors;
+		xfab_bb_inc(ring, wr_req);
+		xfab_bb_add(ring, wr_sect, h->nr_sectors);
 		break;
 	case XFAB_BLKOP_WRITE_BARRIER:
-		st->barrier_req++;
-		st->wr_sect += h->nr_sectors;
+		xfab_bb_inc(ring, barrier_req);
+		xfab_bb_add(ring, wr_sect, h->nr_sectors);
 		break;
 	case XFAB_BLKOP_FLUSH_DISKCACHE:
-		st->flush_req++;
-		st->wr_sect += h->nr_sectors;
+		xfab_bb_inc(ring, flush_req);
+		xfab_bb_add(ring, wr_sect, h->nr_sectors);
 		break;
 	case XFAB_BLKOP_DISCARD:
-		st->discard_req++;
-		st->discard_sect += h->nr_sectors;
+		xfab_bb_inc(ring, discard_req);
+		xfab_bb_add(ring, discard_sect, h->nr_sectors);
 		break;
 	}
 }
@@ -257,12 +257,12 @@ static bool bb_start(struct xfab_bb_ring *ring, struct xfab_bb_req *req,
 		memcpy(req->segs, h->seg, h->nr_segs * sizeof(h->seg[0]));
 	if (err) {
 		if (err > 0)
-			ring->st.err[err]++;
+			xfab_bb_inc(ring, err[err]);
 		bb_finish(ring, req, err > 0 ? xfab_blk_err_status(err) :
 			  BLKIF_RSP_ERROR);
 		return false;
 	}
-	bb_count(&ring->st, h);
+	bb_count(ring, h);
 	if (h->op == XFAB_BLKOP_DISCARD) {
 		atomic_inc(&ring->inflight);
 		queue_work(system_long_wq, &req->discard_work);
@@ -301,7 +301,7 @@ static void bb_refused(struct xfab_bb_ring *ring)
 	/* once stopped, the rest of the pass must not sleep again */
 	if (!wait || kthread_should_stop())
 		return;
-	ring->st.refuse_waits++;
+	xfab_bb_inc(ring, refuse_waits);
 	bb_push(ring);
 	schedule_timeout_interruptible(nsecs_to_jiffies(wait) + 1);
 }
@@ -333,11 +333,11 @@ static bool bb_poll(struct xfab_bb_ring *ring)
 	} while (local_clock() < end && !need_resched() &&
 		 !kthread_should_stop());
 	xfab_poll_end(&ring->poll, found);
-	ring->st.polls++;
+	xfab_bb_inc(ring, polls);
 	if (found)
-		ring->st.poll_found++;
+		xfab_bb_inc(ring, poll_found);
 	else
-		ring->st.poll_empty++;
+		xfab_bb_inc(ring, poll_empty);
 	return found;
 }
 
@@ -368,7 +368,7 @@ static bool bb_fetch(struct xfab_bb_ring *ring)
 				ring->id, prod, ring->back.req_cons,
 				RING_SIZE(&ring->back));
 			ring->broken = true;
-			ring->st.bad_index++;
+			xfab_bb_inc(ring, bad_index);
 			return any;
 		}
 		if (n > XFAB_BB_PASS_REQS)
@@ -376,7 +376,7 @@ static bool bb_fetch(struct xfab_bb_ring *ring)
 		for (; n; n--) {
 			if (list_empty(&ring->free)) {
 				ring->pool_blocked = true;
-				ring->st.pool_waits++;
+				xfab_bb_inc(ring, pool_waits);
 				return any;
 			}
 			memcpy(slot, RING_GET_REQUEST(&ring->back,
@@ -402,7 +402,7 @@ static bool bb_fetch(struct xfab_bb_ring *ring)
 		}
 		bb_push(ring);	/* answers to refused requests */
 		if (need_resched()) {
-			ring->st.passes_yielded++;
+			xfab_bb_inc(ring, passes_yielded);
 			cond_resched();
 		}
 		if (bb_poll(ring))
@@ -456,7 +456,7 @@ static int bb_thread(void *data)
 			continue;	/* EOI once we have seen it all */
 		if (atomic_xchg(&ring->eoi_pending, 0)) {
 			if (!any)
-				ring->st.spurious++;
+				xfab_bb_inc(ring, spurious);
 			xen_irq_lateeoi(ring->irq,
 					any ? 0 : XEN_EOI_FLAG_SPURIOUS);
 		}

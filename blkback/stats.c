@@ -3,7 +3,8 @@
  * Counters in sysfs, one value per file, under the vbd's xenbus device:
  * /sys/bus/xen-backend/devices/vbd-<domid>-<handle>/statistics/<name>.
  * Each is the sum over the connected rings plus what rings torn down
- * before had counted, so the numbers only grow while the device lives.
+ * before had counted (common/xfab_stats.h), so the numbers only grow
+ * while the device lives.
  */
 #include <linux/slab.h>
 #include <linux/device.h>
@@ -11,16 +12,14 @@
 #include <linux/seq_file.h>
 #include "common.h"
 
-#define BB_STAT(f) { #f, offsetof(struct xfab_bb_stats, f) }
+#define BB_STAT(f) XFAB_STAT(struct xfab_bb_stats, sync, f)
 
-static const struct {
-	const char *name;
-	size_t off;
-} bb_stats[] = {
+static const struct xfab_stat bb_fixed[] = {
 	BB_STAT(rd_req), BB_STAT(wr_req), BB_STAT(flush_req),
 	BB_STAT(barrier_req), BB_STAT(discard_req), BB_STAT(rd_sect),
 	BB_STAT(wr_sect), BB_STAT(discard_sect), BB_STAT(indirect_req),
-	BB_STAT(io_errors), BB_STAT(map_errors), BB_STAT(irqs),
+	BB_STAT(io_errors), BB_STAT(map_errors),
+	XFAB_STAT_A(struct xfab_bb_stats, irqs),
 	BB_STAT(spurious), BB_STAT(kicks), BB_STAT(grant_maps),
 	BB_STAT(grant_unmaps), BB_STAT(map_calls), BB_STAT(unmap_calls),
 	BB_STAT(pgrant_hits), BB_STAT(pool_waits), BB_STAT(ro_hits),
@@ -30,27 +29,10 @@ static const struct {
 	BB_STAT(bad_index), BB_STAT(passes_yielded),
 };
 
-#define BB_NR_ATTRS (ARRAY_SIZE(bb_stats) + XFAB_BLK_NR_ERRS - 1 + 4)
-
-void xfab_bb_stats_add(struct xfab_bb_stats *to,
-		       const struct xfab_bb_stats *from)
-{
-	const u64 *f = (const u64 *)from;
-	u64 *t = (u64 *)to;
-	unsigned int i;
-
-	for (i = 0; i < sizeof(*from) / sizeof(u64); i++)
-		t[i] += READ_ONCE(f[i]);
-}
-
-void xfab_bb_stats_sum(struct xfab_bb_dev *dev, struct xfab_bb_stats *sum)
-{
-	unsigned int i;
-
-	memcpy(sum, &dev->gone, sizeof(*sum));
-	for (i = 0; i < dev->nr_alloc; i++)
-		xfab_bb_stats_add(sum, &dev->rings[i].st);
-}
+/* The fixed counters, then one per refusal reason (1..) of common/. */
+#define BB_NR_STATS (ARRAY_SIZE(bb_fixed) + XFAB_BLK_NR_ERRS - 1)
+static struct xfab_stat bb_slots[BB_NR_STATS];
+struct xfab_stats_table xfab_bb_stat_table = { bb_slots, 0, BB_NR_STATS };
 
 /* drvdata is xenbus.c's backend, whose first member is the device. */
 static struct xfab_bb_dev *bb_dev(struct device *d)
@@ -58,22 +40,24 @@ static struct xfab_bb_dev *bb_dev(struct device *d)
 	return dev_get_drvdata(d);
 }
 
-static ssize_t bb_stat_show(struct device *d, struct device_attribute *attr,
-			    char *buf)
+/* The device's rings and what rings before them counted, locked. */
+static bool bb_sets_get(struct device *d, struct xfab_stats_sets *v)
 {
-	struct dev_ext_attribute *ea = container_of(attr,
-						    struct dev_ext_attribute,
-						    attr);
 	struct xfab_bb_dev *dev = bb_dev(d);
-	struct xfab_bb_stats sum;
 
 	if (!dev)
-		return -ENODEV;
+		return false;
 	mutex_lock(&dev->rings_lock);
-	xfab_bb_stats_sum(dev, &sum);
-	mutex_unlock(&dev->rings_lock);
-	return sysfs_emit(buf, "%llu\n",
-			  *(u64 *)((char *)&sum + (size_t)ea->var));
+	v->gone = &dev->gone;
+	v->first = dev->rings ? &dev->rings[0].st : NULL;
+	v->stride = sizeof(dev->rings[0]);
+	v->nr = dev->rings ? dev->nr_alloc : 0;
+	return true;
+}
+
+static void bb_sets_put(struct device *d)
+{
+	mutex_unlock(&bb_dev(d)->rings_lock);
 }
 
 /* A per-ring gauge summed over the rings, for sysfs. */
@@ -146,8 +130,16 @@ static ssize_t rings_show(struct device *d, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(rings);
 
-static struct dev_ext_attribute bb_ext[BB_NR_ATTRS];
-static struct attribute *bb_attrs[BB_NR_ATTRS + 1];
+static struct dev_ext_attribute bb_ext[BB_NR_STATS];
+/* the counters, four gauges, the NULL */
+static struct attribute *bb_attrs[BB_NR_STATS + 5];
+
+static const struct xfab_kstats_sysfs bb_sysfs = {
+	.t = &xfab_bb_stat_table,
+	.get = bb_sets_get,
+	.put = bb_sets_put,
+	.ext = bb_ext,
+};
 
 static const struct attribute_group bb_group = {
 	.name = "statistics",
@@ -156,33 +148,28 @@ static const struct attribute_group bb_group = {
 
 const struct attribute_group *xfab_bb_groups[] = { &bb_group, NULL };
 
-static void bb_attr(unsigned int *n, const char *name, size_t off)
+/* The table and its files, built once: reason names come from common/. */
+int xfab_bb_stats_init(void)
 {
-	struct dev_ext_attribute *ea = &bb_ext[*n];
+	unsigned int n;
+	int err;
 
-	sysfs_attr_init(&ea->attr.attr);
-	ea->attr.attr.name = name;
-	ea->attr.attr.mode = 0444;
-	ea->attr.show = bb_stat_show;
-	ea->var = (void *)off;
-	bb_attrs[(*n)++] = &ea->attr.attr;
-}
-
-/* The attribute table, built once: the error names come from common/. */
-void xfab_bb_stats_init(void)
-{
-	unsigned int i, n = 0;
-
-	for (i = 0; i < ARRAY_SIZE(bb_stats); i++)
-		bb_attr(&n, bb_stats[i].name, bb_stats[i].off);
-	for (i = 1; i < XFAB_BLK_NR_ERRS; i++)
-		bb_attr(&n, xfab_blk_err_name(i),
-			offsetof(struct xfab_bb_stats, err) + i * sizeof(u64));
+	err = xfab_stats_add_all(&xfab_bb_stat_table, bb_fixed,
+				 ARRAY_SIZE(bb_fixed)) ?:
+	      xfab_stats_add_reasons(&xfab_bb_stat_table, "", xfab_blk_err_name, 1,
+				     XFAB_BLK_NR_ERRS,
+				     offsetof(struct xfab_bb_stats, err),
+				     sizeof(u64_stats_t),
+				     offsetof(struct xfab_bb_stats, sync));
+	if (err)
+		return err;
+	n = xfab_kstats_sysfs_init(&bb_sysfs, bb_attrs);
 	bb_attrs[n++] = &dev_attr_persistent_grants.attr;
 	bb_attrs[n++] = &dev_attr_rings.attr;
 	bb_attrs[n++] = &dev_attr_ro_grants.attr;
 	bb_attrs[n++] = &dev_attr_mode.attr;
 	bb_attrs[n] = NULL;
+	return 0;
 }
 
 struct xfab_bb_totals xfab_bb_totals;

@@ -220,7 +220,7 @@ static void bb_resize_work(struct work_struct *w)
 			dev_warn(&dev->xdev->dev, "writing the new size failed\n");
 		mutex_unlock(&be->state_lock);
 		mutex_lock(&dev->rings_lock);
-		dev->gone.resizes++;
+		xfab_stat_inc(&dev->gone.sync, &dev->gone.resizes);
 		mutex_unlock(&dev->rings_lock);
 	}
 	if (ms)
@@ -329,7 +329,7 @@ static void bb_rings_free(struct xfab_bb_dev *dev, struct xfab_bb_ring *rings,
 		xfab_bb_ring_disconnect(&rings[i]);
 	mutex_lock(&dev->rings_lock);	/* sysfs readers sum the counters */
 	for (i = 0; i < nr; i++)
-		xfab_bb_stats_add(&dev->gone, &rings[i].st);
+		xfab_stats_fold(&xfab_bb_stat_table, &dev->gone, &rings[i].st);
 	mutex_unlock(&dev->rings_lock);
 	kfree(rings);
 }
@@ -444,6 +444,7 @@ static int bb_connect(struct xfab_bb_dev *dev)
 
 		ring->dev = dev;
 		ring->id = i;
+		u64_stats_init(&ring->st.sync);
 		ring->persistent = persistent;
 		ring->polling = xfab;
 		ring->ro_on = ro;
@@ -617,6 +618,7 @@ static int bb_probe(struct xenbus_device *xdev,
 	be->dev.xdev = xdev;
 	kref_init(&be->ref);
 	mutex_init(&be->dev.rings_lock);
+	u64_stats_init(&be->dev.gone.sync);
 	mutex_init(&be->state_lock);
 	INIT_DELAYED_WORK(&be->resize_work, bb_resize_work);
 	be->state = XenbusStateInitialising;
