@@ -42,6 +42,7 @@
 #include "xfab_ids.h"
 #include "xfab_blkif.h"
 #include "xfab_gcache.h"
+#include "xfab_kstats.h"
 
 #define XFAB_BF_NAME "xfab_blkfront"
 /* Segments we ever put in one request (indirect pages hold 512 each). */
@@ -93,24 +94,32 @@ struct xfab_bf_shadow {
 };
 
 /* Counters of one ring, summed for sysfs. */
+/* A ring's counters (xfab_stats.h), all written under the ring's lock. */
 struct xfab_bf_stats {
-	u64 rd_req, wr_req, flush_req, discard_req, indirect_req;
-	u64 rd_sect, wr_sect;
-	u64 io_errors, notsupp;
-	u64 irqs, spurious, kicks;
-	u64 bytes_copied;
-	u64 grants;			/* pool pages granted */
-	u64 busy;			/* ring or pool full: request retried */
-	u64 splits;			/* requests sent in parts (split_kb) */
-	u64 quiet_pushes;		/* published without a kick: not needed */
-	u64 ro_hits, ro_grants;		/* write pages: kept grant / new one */
-	u64 ro_replaced;		/* an idle kept grant made room */
-	u64 ro_full;			/* none free or idle: copied instead */
-	u64 ro_busy;			/* idle, but the backend still maps it */
-	u64 reconnects;			/* to a new backend, the disk kept */
-	u64 resizes;			/* new sizes the backend announced */
-	u64 fatal_ring, fatal_id, fatal_op;	/* backend broke the protocol */
+	struct u64_stats_sync sync;
+	u64_stats_t rd_req, wr_req, flush_req, discard_req, indirect_req;
+	u64_stats_t rd_sect, wr_sect;
+	u64_stats_t io_errors, notsupp;
+	u64_stats_t irqs, spurious, kicks;
+	u64_stats_t bytes_copied;
+	u64_stats_t grants;		/* pool pages granted */
+	u64_stats_t busy;		/* ring or pool full: request retried */
+	u64_stats_t splits;		/* requests sent in parts (split_kb) */
+	u64_stats_t quiet_pushes;	/* published without a kick: not needed */
+	u64_stats_t ro_hits, ro_grants;	/* write pages: kept grant / new one */
+	u64_stats_t ro_replaced;	/* an idle kept grant made room */
+	u64_stats_t ro_full;		/* none free or idle: copied instead */
+	u64_stats_t ro_busy;		/* idle, but the backend still maps it */
+	u64_stats_t reconnects;	/* to a new backend, the disk kept */
+	u64_stats_t resizes;		/* new sizes the backend announced */
+	u64_stats_t fatal_ring, fatal_id, fatal_op;	/* backend broke the protocol */
 };
+
+/* One count, the ring's lock held. */
+#define xfab_bf_add(ring, f, n) \
+	xfab_stat_add(&(ring)->st.sync, &(ring)->st.f, n)
+#define xfab_bf_inc(ring, f) xfab_bf_add(ring, f, 1)
+
 
 struct xfab_bf_info;
 
@@ -188,9 +197,8 @@ void xfab_bf_disk_del(struct xfab_bf_info *info);
 
 /* stats.c */
 extern const struct attribute_group *xfab_bf_groups[];
-void xfab_bf_stats_init(void);
-void xfab_bf_stats_add(struct xfab_bf_stats *to,
-		       const struct xfab_bf_stats *from);
+int xfab_bf_stats_init(void);
+extern struct xfab_stats_table xfab_bf_stat_table;
 
 /* xenbus.c */
 int xfab_bf_xenbus_register(void);

@@ -5,3 +5,5 @@
 #include "../common/xfab_blkif.c"
 #include "../common/xfab_gcache.c"
 #include "../common/xfab_xenbus.c"
+#include "../common/xfab_stats.c"
+#include "../common/xfab_kstats.c"

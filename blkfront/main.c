@@ -94,6 +94,8 @@ MODULE_PARM_DESC(allow_relaxed, "Let the toolstack's xfab-trust=relaxed expose w
 
 static int __init xfab_bf_init(void)
 {
+	int err;
+
 	/* HVM guests whose emulated disks were not unplugged keep those */
 	if (!xen_domain() || !xen_has_pv_disk_devices())
 		return -ENODEV;
@@ -126,7 +128,11 @@ static int __init xfab_bf_init(void)
 		       xfab_bf_split_kb);
 		return -EINVAL;
 	}
-	xfab_bf_stats_init();
+	err = xfab_bf_stats_init();
+	if (err) {
+		pr_err("xfab_blkfront: counter table too small (%d)\n", err);
+		return err;
+	}
 	return xfab_bf_xenbus_register();
 }
 

@@ -83,7 +83,7 @@ static struct xfab_bf_gnt *gnt_get(struct xfab_bf_ring *ring)
 		goto free;
 	g->gref = ref;
 	ring->pool_total++;
-	ring->st.grants++;
+	xfab_bf_inc(ring, grants);
 	return g;
 free:
 	if (g->page)
@@ -113,13 +113,13 @@ static bool ro_replace(struct xfab_bf_ring *ring, u32 s, u64 now)
 {
 	if (!gnttab_try_end_foreign_access(ring->ro_ref[s])) {
 		xfab_gc_find(&ring->ro, ring->ro.ent[s].key, now);
-		ring->st.ro_busy++;
+		xfab_bf_inc(ring, ro_busy);
 		return false;
 	}
 	put_page(ring->ro_page[s]);
 	ring->ro_page[s] = NULL;
 	xfab_gc_remove(&ring->ro, s);
-	ring->st.ro_replaced++;
+	xfab_bf_inc(ring, ro_replaced);
 	return true;
 }
 
@@ -150,7 +150,7 @@ static u32 bf_ro_gref(struct xfab_bf_ring *ring, struct page *page, u64 now)
 
 	s = xfab_gc_find(&ring->ro, pfn, now);
 	if (s != XFAB_GC_NONE) {
-		ring->st.ro_hits++;
+		xfab_bf_inc(ring, ro_hits);
 		goto pin;
 	}
 	/*
@@ -172,13 +172,13 @@ static u32 bf_ro_gref(struct xfab_bf_ring *ring, struct page *page, u64 now)
 	}
 	ring->ro_ref[s] = ref;
 	ring->ro_page[s] = page;
-	ring->st.ro_grants++;
+	xfab_bf_inc(ring, ro_grants);
 pin:
 	xfab_gc_pin(&ring->ro, s);
 	return s;
 put:
 	put_page(page);
-	ring->st.ro_full++;
+	xfab_bf_inc(ring, ro_full);
 	return XFAB_GC_NONE;
 }
 
@@ -241,7 +241,7 @@ static void bf_segments(struct xfab_bf_ring *ring, struct xfab_bf_shadow *sh,
 				memcpy(page_address(sh->gnts[i]->page) + off,
 				       src + off, len);
 				kunmap_local(src);
-				ring->st.bytes_copied += len;
+				xfab_bf_add(ring, bytes_copied, len);
 			}
 			seg[i].gref = sh->gnts[i]->gref;
 		}
@@ -259,9 +259,9 @@ static void bf_push(struct xfab_bf_ring *ring)
 			      &ring->front.sring->req_prod,
 			      &ring->front.sring->req_event)) {
 		notify_remote_via_irq(ring->irq);
-		ring->st.kicks++;
+		xfab_bf_inc(ring, kicks);
 	} else {
-		ring->st.quiet_pushes++;
+		xfab_bf_inc(ring, quiet_pushes);
 	}
 }
 
@@ -285,7 +285,7 @@ static void bf_fill(struct xfab_bf_ring *ring, struct xfab_bf_shadow *sh,
 		slot->u.indirect.handle = info->vdevice;
 		slot->u.indirect.indirect_grefs[0] = ind->gref;
 		bf_segments(ring, sh, page_address(ind->page), write);
-		ring->st.indirect_req++;
+		xfab_bf_inc(ring, indirect_req);
 	} else {
 		slot->operation = sh->op;
 		slot->u.rw.nr_segments = n;
@@ -295,11 +295,11 @@ static void bf_fill(struct xfab_bf_ring *ring, struct xfab_bf_shadow *sh,
 		bf_segments(ring, sh, slot->u.rw.seg, write);
 	}
 	if (write) {
-		ring->st.wr_req++;
-		ring->st.wr_sect += sh->bytes >> XFAB_BLK_SECTOR_SHIFT;
+		xfab_bf_inc(ring, wr_req);
+		xfab_bf_add(ring, wr_sect, sh->bytes >> XFAB_BLK_SECTOR_SHIFT);
 	} else {
-		ring->st.rd_req++;
-		ring->st.rd_sect += sh->bytes >> XFAB_BLK_SECTOR_SHIFT;
+		xfab_bf_inc(ring, rd_req);
+		xfab_bf_add(ring, rd_sect, sh->bytes >> XFAB_BLK_SECTOR_SHIFT);
 	}
 }
 
@@ -418,7 +418,7 @@ static blk_status_t bf_rw(struct xfab_bf_ring *ring, struct request *rq,
 			bf_push(ring);
 	}
 	rq_pdu(rq)->parts = parts;
-	ring->st.splits += parts > 1;
+	xfab_bf_add(ring, splits, parts > 1);
 	return BLK_STS_OK;
 short_of:
 	bf_unwind(ring, ids, p);
@@ -437,7 +437,7 @@ static blk_status_t bf_flush(struct xfab_bf_ring *ring,
 	slot->u.rw.handle = ring->info->vdevice;
 	slot->u.rw.id = id;
 	slot->u.rw.sector_number = 0;
-	ring->st.flush_req++;
+	xfab_bf_inc(ring, flush_req);
 	return BLK_STS_OK;
 }
 
@@ -456,7 +456,7 @@ static blk_status_t bf_discard(struct xfab_bf_ring *ring, struct request *rq,
 	slot->u.discard.id = id;
 	slot->u.discard.sector_number = blk_rq_pos(rq);
 	slot->u.discard.nr_sectors = blk_rq_sectors(rq);
-	ring->st.discard_req++;
+	xfab_bf_inc(ring, discard_req);
 	return BLK_STS_OK;
 }
 
@@ -539,7 +539,7 @@ static blk_status_t bf_queue_rq(struct blk_mq_hw_ctx *hctx,
 	if (bd->last || st)
 		bf_push(ring);
 	if (st == BLK_STS_RESOURCE) {
-		ring->st.busy++;
+		xfab_bf_inc(ring, busy);
 		if (!ring->ids.in_flight) {
 			/* no answer will come to restart us: blk-mq retries */
 			spin_unlock_irqrestore(&ring->lock, flags);
@@ -589,16 +589,16 @@ static bool bf_complete(struct xfab_bf_ring *ring, struct xfab_bf_shadow *sh,
 			       page_address(sh->gnts[i]->page) + sg->offset,
 			       sg->length);
 			kunmap_local(dst);
-			ring->st.bytes_copied += sg->length;
+			xfab_bf_add(ring, bytes_copied, sg->length);
 		}
 	}
 	bf_release(ring, sh);
 	sh->rq = NULL;
 	if (status == BLKIF_RSP_EOPNOTSUPP) {
-		ring->st.notsupp++;
+		xfab_bf_inc(ring, notsupp);
 		*rq_status(rq) = BLK_STS_NOTSUPP;
 	} else if (status != BLKIF_RSP_OKAY) {
-		ring->st.io_errors++;
+		xfab_bf_inc(ring, io_errors);
 		*rq_status(rq) = BLK_STS_IOERR;
 	}
 	return --rq_pdu(rq)->parts == 0;
@@ -621,12 +621,12 @@ static void bf_take(struct xfab_bf_shadow *sh, struct list_head *list)
  * still on it fail; their pool pages are never reused (the backend may
  * still write to them) and go back to Xen only at teardown.
  */
-static void bf_break(struct xfab_bf_ring *ring, u64 *counter, const char *why,
-		     struct list_head *done)
+static void bf_break(struct xfab_bf_ring *ring, u64_stats_t *counter,
+		     const char *why, struct list_head *done)
 {
 	unsigned int id;
 
-	(*counter)++;
+	xfab_stat_inc(&ring->st.sync, counter);
 	if (!ring->broken)
 		dev_err(&ring->info->xdev->dev, "ring %u: %s; failing its I/O\n",
 			ring->id, why);
@@ -702,11 +702,11 @@ irqreturn_t xfab_bf_interrupt(int irq, void *data)
 	bool any = false;
 
 	spin_lock_irqsave(&ring->lock, flags);
-	ring->st.irqs++;
+	xfab_bf_inc(ring, irqs);
 	if (!ring->broken && ring->info->connected)
 		any = bf_responses(ring, &done);
 	if (!any)
-		ring->st.spurious++;
+		xfab_bf_inc(ring, spurious);
 	spin_unlock_irqrestore(&ring->lock, flags);
 	list_for_each_entry_safe(rq, tmp, &done, queuelist) {
 		list_del_init(&rq->queuelist);

@@ -2,17 +2,15 @@
 /*
  * Counters in sysfs, one value per file, under the frontend's xenbus
  * device: /sys/bus/xen/devices/vbd-<vdevice>/statistics/<name>, summed
- * over the rings plus what rings torn down before had counted.
+ * over the rings plus what rings torn down before had counted
+ * (common/xfab_stats.h).
  */
 #include <linux/device.h>
 #include "common.h"
 
-#define BF_STAT(f) { #f, offsetof(struct xfab_bf_stats, f) }
+#define BF_STAT(f) XFAB_STAT(struct xfab_bf_stats, sync, f)
 
-static const struct {
-	const char *name;
-	size_t off;
-} bf_stats[] = {
+static const struct xfab_stat bf_fixed[] = {
 	BF_STAT(rd_req), BF_STAT(wr_req), BF_STAT(flush_req),
 	BF_STAT(discard_req), BF_STAT(indirect_req), BF_STAT(rd_sect),
 	BF_STAT(wr_sect), BF_STAT(io_errors), BF_STAT(notsupp),
@@ -24,36 +22,30 @@ static const struct {
 	BF_STAT(reconnects), BF_STAT(resizes), BF_STAT(splits),
 };
 
-void xfab_bf_stats_add(struct xfab_bf_stats *to,
-		       const struct xfab_bf_stats *from)
-{
-	const u64 *f = (const u64 *)from;
-	u64 *t = (u64 *)to;
-	unsigned int i;
+#define BF_NR_STATS ARRAY_SIZE(bf_fixed)
+static struct xfab_stat bf_slots[BF_NR_STATS];
+struct xfab_stats_table xfab_bf_stat_table = { bf_slots, 0, BF_NR_STATS };
 
-	for (i = 0; i < sizeof(*from) / sizeof(u64); i++)
-		t[i] += READ_ONCE(f[i]);
-}
-
-static ssize_t bf_stat_show(struct device *d, struct device_attribute *attr,
-			    char *buf)
+/* The disk's rings and what rings before them counted, locked. */
+static bool bf_sets_get(struct device *d, struct xfab_stats_sets *v)
 {
-	struct dev_ext_attribute *ea = container_of(attr,
-						    struct dev_ext_attribute,
-						    attr);
 	struct xfab_bf_info *info = dev_get_drvdata(d);
-	struct xfab_bf_stats sum;
-	unsigned int i;
 
 	if (!info)
-		return -ENODEV;
+		return false;
 	mutex_lock(&info->lock);
-	sum = info->gone;
-	for (i = 0; info->rings && i < info->nr_rings; i++)
-		xfab_bf_stats_add(&sum, &info->rings[i].st);
+	v->gone = &info->gone;
+	v->first = info->rings ? &info->rings[0].st : NULL;
+	v->stride = sizeof(info->rings[0]);
+	v->nr = info->rings ? info->nr_rings : 0;
+	return true;
+}
+
+static void bf_sets_put(struct device *d)
+{
+	struct xfab_bf_info *info = dev_get_drvdata(d);
+
 	mutex_unlock(&info->lock);
-	return sysfs_emit(buf, "%llu\n",
-			  *(u64 *)((char *)&sum + (size_t)ea->var));
 }
 
 /* How writes reach the backend: "copy" (the pool) or "in-place". */
@@ -67,8 +59,15 @@ static ssize_t write_mode_show(struct device *d, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(write_mode);
 
-static struct dev_ext_attribute bf_ext[ARRAY_SIZE(bf_stats)];
-static struct attribute *bf_attrs[ARRAY_SIZE(bf_stats) + 2];
+static struct dev_ext_attribute bf_ext[BF_NR_STATS];
+static struct attribute *bf_attrs[BF_NR_STATS + 2];
+
+static const struct xfab_kstats_sysfs bf_sysfs = {
+	.t = &xfab_bf_stat_table,
+	.get = bf_sets_get,
+	.put = bf_sets_put,
+	.ext = bf_ext,
+};
 
 static const struct attribute_group bf_group = {
 	.name = "statistics",
@@ -77,20 +76,16 @@ static const struct attribute_group bf_group = {
 
 const struct attribute_group *xfab_bf_groups[] = { &bf_group, NULL };
 
-void xfab_bf_stats_init(void)
+int xfab_bf_stats_init(void)
 {
-	unsigned int i;
+	unsigned int n;
+	int err;
 
-	for (i = 0; i < ARRAY_SIZE(bf_stats); i++) {
-		struct dev_ext_attribute *ea = &bf_ext[i];
-
-		sysfs_attr_init(&ea->attr.attr);
-		ea->attr.attr.name = bf_stats[i].name;
-		ea->attr.attr.mode = 0444;
-		ea->attr.show = bf_stat_show;
-		ea->var = (void *)bf_stats[i].off;
-		bf_attrs[i] = &ea->attr.attr;
-	}
-	bf_attrs[i++] = &dev_attr_write_mode.attr;
-	bf_attrs[i] = NULL;
+	err = xfab_stats_add_all(&xfab_bf_stat_table, bf_fixed, BF_NR_STATS);
+	if (err)
+		return err;
+	n = xfab_kstats_sysfs_init(&bf_sysfs, bf_attrs);
+	bf_attrs[n++] = &dev_attr_write_mode.attr;
+	bf_attrs[n] = NULL;
+	return 0;
 }

@@ -87,7 +87,8 @@ static void bf_free_rings(struct xfab_bf_info *info, struct list_head *left)
 	}
 	mutex_lock(&info->lock);
 	for (i = 0; i < info->nr_rings; i++)
-		xfab_bf_stats_add(&info->gone, &info->rings[i].st);
+		xfab_stats_fold(&xfab_bf_stat_table, &info->gone,
+				&info->rings[i].st);
 	kfree(info->rings);
 	info->rings = NULL;
 	info->nr_rings = 0;
@@ -249,6 +250,7 @@ static int bf_talk(struct xfab_bf_info *info)
 	for (i = 0; i < nr; i++) {
 		info->rings[i].info = info;
 		info->rings[i].id = i;
+		u64_stats_init(&info->rings[i].st.sync);
 		spin_lock_init(&info->rings[i].lock);
 		INIT_LIST_HEAD(&info->rings[i].pool);
 	}
@@ -336,7 +338,7 @@ static void bf_resize(struct xfab_bf_info *info)
 		 info->disk_name, (unsigned long long)info->feat.sectors,
 		 sectors);
 	info->feat.sectors = sectors;
-	info->gone.resizes++;
+	xfab_stat_inc(&info->gone.sync, &info->gone.resizes);
 	set_capacity_and_notify(info->gd, sectors);
 }
 
@@ -357,7 +359,8 @@ static int bf_connect(struct xfab_bf_info *info)
 		return err;
 	WRITE_ONCE(info->connected, true);
 	if (info->gd) {
-		info->gone.reconnects++;	/* after resume or a backend reload */
+		/* after resume or a backend reload */
+		xfab_stat_inc(&info->gone.sync, &info->gone.reconnects);
 		set_capacity_and_notify(info->gd, info->feat.sectors);
 		xenbus_switch_state(xdev, XenbusStateConnected);
 		bf_restart(info);
@@ -502,6 +505,7 @@ static int bf_probe(struct xenbus_device *xdev,
 		return -ENOMEM;
 	info->xdev = xdev;
 	mutex_init(&info->lock);
+	u64_stats_init(&info->gone.sync);
 	err = bf_vdevice(info);
 	if (!err)
 		err = sysfs_create_groups(&xdev->dev.kobj, xfab_bf_groups);
