@@ -34,6 +34,7 @@
 #include "xfab_netif.h"
 #include "xfab_copy.h"
 #include "xfab_credit.h"
+#include "xfab_kstats.h"
 
 /* One page per ring: netif has no multi-page rings. */
 #define XFAB_NB_TX_RING_SIZE __CONST_RING_SIZE(xen_netif_tx, XEN_PAGE_SIZE)
@@ -69,25 +70,42 @@ struct xfab_nb_totals {
 extern struct xfab_nb_totals xfab_nb_totals;
 
 /* Per-queue counters; each has one writer context (see the comments). */
+/*
+ * A queue's counters (xfab_stats.h). NAPI writes the TX ring's under
+ * tx_sync, the RX worker the RX ring's under rx_sync; what interrupt
+ * handlers, the transmit path and the stall purge count (they can run
+ * at once) are atomic.
+ */
 struct xfab_nb_stats {
-	/* TX ring: NAPI poll */
-	u64 txr_packets, txr_bytes, txr_slots, txr_gso;
-	u64 txr_err[XFAB_TX_NR_ERRS];	/* by xfab_tx_err reason */
-	u64 txr_drop_copy, txr_drop_csum, txr_drop_nomem;
-	u64 txr_irqs, txr_spurious, txr_kicks;
-	u64 txr_copy_calls, txr_copy_ops;
-	u64 txr_rate_waits;		/* the rate limit held the ring back */
-	u64 dbg_pokes;			/* debugfs writes (EOI + look) */
-	/* RX ring: worker (xmit side marked) */
-	u64 rxr_packets, rxr_bytes, rxr_slots, rxr_gso;
-	u64 rxr_drop_backlog;		/* xmit: guest not taking packets */
-	u64 rxr_drop_down;		/* xmit: queue not connected */
-	u64 rxr_drop_big, rxr_drop_copy, rxr_drop_nomem;
-	u64 rxr_drop_stall;		/* purged, or xmit while stalled */
-	u64 rxr_irqs, rxr_spurious, rxr_kicks, rxr_stops;
-	u64 rxr_copy_calls, rxr_copy_ops;
-	u64 fatal;			/* a peer error disabled the vif */
+	struct u64_stats_sync tx_sync;
+	u64_stats_t txr_packets, txr_bytes, txr_slots, txr_gso;
+	u64_stats_t txr_err[XFAB_TX_NR_ERRS];	/* by xfab_tx_err reason */
+	u64_stats_t txr_drop_copy, txr_drop_csum, txr_drop_nomem;
+	u64_stats_t txr_kicks;
+	u64_stats_t txr_copy_calls, txr_copy_ops;
+	u64_stats_t txr_rate_waits;	/* the rate limit held the ring back */
+	struct u64_stats_sync rx_sync;
+	u64_stats_t rxr_packets, rxr_bytes, rxr_slots, rxr_gso;
+	u64_stats_t rxr_drop_copy, rxr_kicks;
+	u64_stats_t rxr_copy_calls, rxr_copy_ops;
+	atomic64_t txr_irqs, txr_spurious, rxr_irqs, rxr_spurious;
+	atomic64_t rxr_drop_backlog;	/* xmit: guest not taking packets */
+	atomic64_t rxr_drop_down;	/* xmit: queue not connected */
+	atomic64_t rxr_drop_big, rxr_drop_nomem;
+	atomic64_t rxr_drop_stall;	/* purged, or xmit while stalled */
+	atomic64_t rxr_stops;
+	atomic64_t dbg_pokes;		/* debugfs writes (EOI + look) */
+	atomic64_t fatal;		/* a peer error disabled the vif */
 };
+
+/* One count by NAPI (TX ring) or the RX worker (RX ring). */
+#define xfab_nb_tx_add(q, f, n) \
+	xfab_stat_add(&(q)->st.tx_sync, &(q)->st.f, n)
+#define xfab_nb_tx_inc(q, f) xfab_nb_tx_add(q, f, 1)
+#define xfab_nb_rx_add(q, f, n) \
+	xfab_stat_add(&(q)->st.rx_sync, &(q)->st.f, n)
+#define xfab_nb_rx_inc(q, f) xfab_nb_rx_add(q, f, 1)
+
 
 /* Bits of xfab_nb_queue.eoi_pending: who still owes the lateeoi. */
 #define XFAB_NB_EOI_TX 1
@@ -212,6 +230,7 @@ void xfab_nb_rx_stall_check(struct work_struct *work);
 
 /* stats.c */
 extern const struct ethtool_ops xfab_nb_ethtool_ops;
+int xfab_nb_stats_init(void);
 void xfab_nb_debugfs_add(struct xfab_nb_queue *q);
 void xfab_nb_debugfs_del(struct xfab_nb_queue *q);
 void xfab_nb_debugfs_summary(void);
@@ -220,11 +239,12 @@ void xfab_nb_debugfs_summary(void);
 static inline void xfab_nb_publish(xfab_idx_t *pushed, xfab_idx_t now,
 				   xfab_idx_t *shared_prod,
 				   const xfab_idx_t *shared_event, int irq,
-				   u64 *kicks)
+				   struct u64_stats_sync *sync,
+				   u64_stats_t *kicks)
 {
 	if (xfab_ring_publish(pushed, now, shared_prod, shared_event)) {
 		notify_remote_via_irq(irq);
-		(*kicks)++;
+		xfab_stat_inc(sync, kicks);
 	}
 }
 

@@ -5,3 +5,4 @@
 #include "../common/xfab_copy.c"
 #include "../common/xfab_credit.c"
 #include "../common/xfab_xenbus.c"
+#include "../common/xfab_stats.c"

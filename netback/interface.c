@@ -52,9 +52,9 @@ static irqreturn_t nb_tx_interrupt(int irq, void *data)
 {
 	struct xfab_nb_queue *q = data;
 
-	q->st.txr_irqs++;
+	atomic64_inc(&q->st.txr_irqs);
 	if (!nb_wake(q, XFAB_NB_EOI_TX)) {
-		q->st.txr_spurious++;
+		atomic64_inc(&q->st.txr_spurious);
 		xen_irq_lateeoi(irq, XEN_EOI_FLAG_SPURIOUS);
 	}
 	return IRQ_HANDLED;
@@ -64,9 +64,9 @@ static irqreturn_t nb_rx_interrupt(int irq, void *data)
 {
 	struct xfab_nb_queue *q = data;
 
-	q->st.rxr_irqs++;
+	atomic64_inc(&q->st.rxr_irqs);
 	if (!nb_wake(q, XFAB_NB_EOI_RX)) {
-		q->st.rxr_spurious++;
+		atomic64_inc(&q->st.rxr_spurious);
 		xen_irq_lateeoi(irq, XEN_EOI_FLAG_SPURIOUS);
 	}
 	return IRQ_HANDLED;
@@ -76,9 +76,9 @@ static irqreturn_t nb_interrupt(int irq, void *data)
 {
 	struct xfab_nb_queue *q = data;
 
-	q->st.txr_irqs++;
+	atomic64_inc(&q->st.txr_irqs);
 	if (!nb_wake(q, XFAB_NB_EOI_TX | XFAB_NB_EOI_RX)) {
-		q->st.txr_spurious++;
+		atomic64_inc(&q->st.txr_spurious);
 		xen_irq_lateeoi(irq, XEN_EOI_FLAG_SPURIOUS);
 	}
 	return IRQ_HANDLED;
@@ -92,7 +92,7 @@ void xfab_nb_fatal(struct xfab_nb_queue *q, const char *why)
 	if (!q->broken) {
 		netdev_err(vif->dev, "queue %u: %s; disabling the vif\n",
 			   q->id, why);
-		q->st.fatal++;
+		atomic64_inc(&q->st.fatal);
 	}
 	q->broken = true;
 	vif->disabled = true;
@@ -237,7 +237,7 @@ void xfab_nb_queue_disconnect(struct xfab_nb_queue *q)
 	}
 	cancel_work_sync(&q->rx_work);
 	cancel_delayed_work_sync(&q->rx_stall);
-	q->st.rxr_drop_down += xfab_nb_rx_purge(q);
+	atomic64_add(xfab_nb_rx_purge(q), &q->st.rxr_drop_down);
 	if (q->tx_addr) {
 		xenbus_unmap_ring_vfree(xdev, q->tx_addr);
 		atomic_dec(&xfab_nb_totals.rings_mapped);
@@ -305,18 +305,23 @@ static void nb_get_stats64(struct net_device *dev,
 
 	for (i = 0; i < vif->nr_alloc; i++) {
 		const struct xfab_nb_stats *st = &vif->queues[i].st;
+		const struct u64_stats_sync *tx = &st->tx_sync, *rx = &st->rx_sync;
 
-		s->rx_packets += st->txr_packets;
-		s->rx_bytes += st->txr_bytes;
-		s->tx_packets += st->rxr_packets;
-		s->tx_bytes += st->rxr_bytes;
+		s->rx_packets += xfab_stat_get(tx, &st->txr_packets);
+		s->rx_bytes += xfab_stat_get(tx, &st->txr_bytes);
+		s->tx_packets += xfab_stat_get(rx, &st->rxr_packets);
+		s->tx_bytes += xfab_stat_get(rx, &st->rxr_bytes);
 		for (e = 1; e < XFAB_TX_NR_ERRS; e++)
-			s->rx_errors += st->txr_err[e];
-		s->rx_dropped += st->txr_drop_copy + st->txr_drop_csum +
-				 st->txr_drop_nomem;
-		s->tx_dropped += st->rxr_drop_backlog + st->rxr_drop_down +
-				 st->rxr_drop_big + st->rxr_drop_copy +
-				 st->rxr_drop_nomem + st->rxr_drop_stall;
+			s->rx_errors += xfab_stat_get(tx, &st->txr_err[e]);
+		s->rx_dropped += xfab_stat_get(tx, &st->txr_drop_copy) +
+				 xfab_stat_get(tx, &st->txr_drop_csum) +
+				 xfab_stat_get(tx, &st->txr_drop_nomem);
+		s->tx_dropped += atomic64_read(&st->rxr_drop_backlog) +
+				 atomic64_read(&st->rxr_drop_down) +
+				 atomic64_read(&st->rxr_drop_big) +
+				 xfab_stat_get(rx, &st->rxr_drop_copy) +
+				 atomic64_read(&st->rxr_drop_nomem) +
+				 atomic64_read(&st->rxr_drop_stall);
 	}
 }
 
@@ -339,6 +344,8 @@ static void nb_queue_init(struct xfab_nb_vif *vif, unsigned int i)
 	q->id = i;
 	snprintf(q->name, sizeof(q->name), "%s-q%u", vif->dev->name, i);
 	skb_queue_head_init(&q->rx_queue);
+	u64_stats_init(&q->st.tx_sync);
+	u64_stats_init(&q->st.rx_sync);
 	INIT_WORK(&q->rx_work, xfab_nb_rx_work);
 	INIT_DELAYED_WORK(&q->rx_stall, xfab_nb_rx_stall_check);
 	timer_setup(&q->rate_timer, xfab_nb_rate_timer, 0);

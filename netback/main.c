@@ -56,6 +56,11 @@ static int __init xfab_nb_init(void)
 		pr_err("xfab_netback: rx_backlog must be >= 65536 and rx_stall_secs > 0\n");
 		return -EINVAL;
 	}
+	err = xfab_nb_stats_init();
+	if (err) {
+		pr_err("xfab_netback: counter table too small (%d)\n", err);
+		return err;
+	}
 	/* Per-CPU, high priority: the RX copy is on the packet's path. */
 	xfab_nb_wq = alloc_workqueue("xfab_netback", WQ_HIGHPRI | WQ_MEM_RECLAIM,
 				     0);

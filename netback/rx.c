@@ -41,7 +41,7 @@ static void rx_queue_stop(struct xfab_nb_queue *q)
 {
 	netif_tx_stop_queue(netdev_get_tx_queue(q->vif->dev, q->id));
 	q->rx_stopped = true;
-	q->st.rxr_stops++;
+	atomic64_inc(&q->st.rxr_stops);
 }
 
 netdev_tx_t xfab_nb_start_xmit(struct sk_buff *skb, struct net_device *dev)
@@ -54,25 +54,25 @@ netdev_tx_t xfab_nb_start_xmit(struct sk_buff *skb, struct net_device *dev)
 		qi = 0;
 	q = &vif->queues[qi];
 	if (!q->connected || q->broken) {
-		q->st.rxr_drop_down++;
+		atomic64_inc(&q->st.rxr_drop_down);
 		goto drop;
 	}
 	if (skb_has_frag_list(skb) && skb_linearize(skb)) {
-		q->st.rxr_drop_nomem++;
+		atomic64_inc(&q->st.rxr_drop_nomem);
 		goto drop;
 	}
 	if (!rx_skb_ok(skb)) {
-		q->st.rxr_drop_big++;
+		atomic64_inc(&q->st.rxr_drop_big);
 		goto drop;
 	}
 	if (READ_ONCE(q->rx_stalled)) {
-		q->st.rxr_drop_stall++;
+		atomic64_inc(&q->st.rxr_drop_stall);
 		goto drop;
 	}
 	spin_lock_bh(&q->rx_queue.lock);
 	if (q->rx_queued_bytes > 2 * xfab_nb_rx_backlog) {
 		spin_unlock_bh(&q->rx_queue.lock);
-		q->st.rxr_drop_backlog++;
+		atomic64_inc(&q->st.rxr_drop_backlog);
 		goto drop;
 	}
 	if (skb_queue_empty(&q->rx_queue)) {
@@ -363,12 +363,12 @@ static void rx_answer(struct xfab_nb_queue *q, struct xfab_nb_rxp *p)
 		}
 	}
 	if (ok) {
-		q->st.rxr_packets++;
-		q->st.rxr_bytes += p->skb->len;
-		q->st.rxr_slots += p->nslots + p->gso;
-		q->st.rxr_gso += p->gso;
+		xfab_nb_rx_inc(q, rxr_packets);
+		xfab_nb_rx_add(q, rxr_bytes, p->skb->len);
+		xfab_nb_rx_add(q, rxr_slots, p->nslots + p->gso);
+		xfab_nb_rx_add(q, rxr_gso, p->gso);
 	} else {
-		q->st.rxr_drop_copy++;
+		xfab_nb_rx_inc(q, rxr_drop_copy);
 	}
 	dev_kfree_skb_any(p->skb);
 	p->skb = NULL;
@@ -388,14 +388,14 @@ void xfab_nb_rx_work(struct work_struct *work)
 			break;
 		if (nops) {
 			gnttab_batch_copy(q->rx_ops, nops);
-			q->st.rxr_copy_calls++;
-			q->st.rxr_copy_ops += nops;
+			xfab_nb_rx_inc(q, rxr_copy_calls);
+			xfab_nb_rx_add(q, rxr_copy_ops, nops);
 		}
 		for (i = 0; i < n; i++)
 			rx_answer(q, &q->rxp[i]);
 		xfab_nb_publish(&q->rx_pushed, q->rx.rsp_prod_pvt,
 				&q->rx.sring->rsp_prod, &q->rx.sring->rsp_event,
-				q->rx_irq, &q->st.rxr_kicks);
+				q->rx_irq, &q->st.rx_sync, &q->st.rxr_kicks);
 		WRITE_ONCE(q->rx_progress, jiffies);
 	}
 	xfab_nb_eoi(q, XFAB_NB_EOI_RX);
@@ -425,7 +425,7 @@ void xfab_nb_rx_stall_check(struct work_struct *work)
 			 "queue %u: guest posted no RX buffers for %us, dropping its packets until it does\n",
 			 q->id, xfab_nb_rx_stall_secs);
 	WRITE_ONCE(q->rx_stalled, true);
-	q->st.rxr_drop_stall += xfab_nb_rx_purge(q);
+	atomic64_add(xfab_nb_rx_purge(q), &q->st.rxr_drop_stall);
 	/*
 	 * Buffers the guest posted while the purge ran end the stall; it
 	 * will not kick again for them, and a stalled queue queues no work.

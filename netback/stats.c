@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Counters (ethtool -S, per queue: q<N>_<counter>) and the debugfs ring
+ * Counters (ethtool -S: the vif's totals, then per queue q<N>_<counter>;
+ * common/xfab_stats.h) and the debugfs ring
  * dump (/sys/kernel/debug/xfab_netback/vif<D>.<N>-q<I>). All queues exist
  * from probe to remove, so readers never meet freed memory; the dump file
  * is removed before its rings are unmapped (debugfs waits for readers).
@@ -12,67 +13,78 @@
 #include <xen/events.h>
 #include "common.h"
 
-#define NB_STAT(f) { #f, offsetof(struct xfab_nb_stats, f) }
+#define NB_TX(f) XFAB_STAT(struct xfab_nb_stats, tx_sync, f)
+#define NB_RX(f) XFAB_STAT(struct xfab_nb_stats, rx_sync, f)
+#define NB_AT(f) XFAB_STAT_A(struct xfab_nb_stats, f)
 
-static const struct {
-	const char *name;
-	size_t off;
-} nb_stats[] = {
-	NB_STAT(txr_packets), NB_STAT(txr_bytes), NB_STAT(txr_slots),
-	NB_STAT(txr_gso), NB_STAT(txr_drop_copy), NB_STAT(txr_drop_csum),
-	NB_STAT(txr_drop_nomem), NB_STAT(txr_irqs), NB_STAT(txr_spurious),
-	NB_STAT(txr_kicks), NB_STAT(txr_copy_calls), NB_STAT(txr_copy_ops),
-	NB_STAT(txr_rate_waits), NB_STAT(dbg_pokes),
-	NB_STAT(rxr_packets), NB_STAT(rxr_bytes), NB_STAT(rxr_slots),
-	NB_STAT(rxr_gso), NB_STAT(rxr_drop_backlog), NB_STAT(rxr_drop_down),
-	NB_STAT(rxr_drop_big), NB_STAT(rxr_drop_copy), NB_STAT(rxr_drop_nomem),
-	NB_STAT(rxr_drop_stall), NB_STAT(rxr_irqs), NB_STAT(rxr_spurious),
-	NB_STAT(rxr_kicks), NB_STAT(rxr_stops), NB_STAT(rxr_copy_calls),
-	NB_STAT(rxr_copy_ops), NB_STAT(fatal),
+static const struct xfab_stat nb_fixed[] = {
+	NB_TX(txr_packets), NB_TX(txr_bytes), NB_TX(txr_slots),
+	NB_TX(txr_gso), NB_TX(txr_drop_copy), NB_TX(txr_drop_csum),
+	NB_TX(txr_drop_nomem), NB_AT(txr_irqs), NB_AT(txr_spurious),
+	NB_TX(txr_kicks), NB_TX(txr_copy_calls), NB_TX(txr_copy_ops),
+	NB_TX(txr_rate_waits), NB_AT(dbg_pokes),
+	NB_RX(rxr_packets), NB_RX(rxr_bytes), NB_RX(rxr_slots),
+	NB_RX(rxr_gso), NB_AT(rxr_drop_backlog), NB_AT(rxr_drop_down),
+	NB_AT(rxr_drop_big), NB_RX(rxr_drop_copy), NB_AT(rxr_drop_nomem),
+	NB_AT(rxr_drop_stall), NB_AT(rxr_irqs), NB_AT(rxr_spurious),
+	NB_RX(rxr_kicks), NB_AT(rxr_stops), NB_RX(rxr_copy_calls),
+	NB_RX(rxr_copy_ops), NB_AT(fatal),
 };
 
-/* Per queue: the table, then one counter per TX-ring error reason. */
-#define NB_PER_QUEUE (ARRAY_SIZE(nb_stats) + XFAB_TX_NR_ERRS - 1)
+/* The fixed counters, then one per TX-ring error reason (1..). */
+#define NB_NR_STATS (ARRAY_SIZE(nb_fixed) + XFAB_TX_NR_ERRS - 1)
+static struct xfab_stat nb_slots[NB_NR_STATS];
+static struct xfab_stats_table nb_table = { nb_slots, 0, NB_NR_STATS };
+
+/* "tx_drop_runt" -> "txr_drop_runt": the TX ring's, like its neighbours */
+static const char *nb_tx_err_name(int reason)
+{
+	return xfab_tx_err_name(reason) + 3;
+}
+
+int xfab_nb_stats_init(void)
+{
+	return xfab_stats_add_all(&nb_table, nb_fixed, ARRAY_SIZE(nb_fixed)) ?:
+	       xfab_stats_add_reasons(&nb_table, "txr_", nb_tx_err_name, 1,
+				      XFAB_TX_NR_ERRS,
+				      offsetof(struct xfab_nb_stats, txr_err),
+				      sizeof(u64_stats_t),
+				      offsetof(struct xfab_nb_stats, tx_sync));
+}
+
+/* Every queue the vif has: they live from probe to remove. */
+static void nb_sets(struct xfab_nb_vif *vif, struct xfab_stats_sets *v)
+{
+	v->gone = NULL;
+	v->first = &vif->queues[0].st;
+	v->stride = sizeof(vif->queues[0]);
+	v->nr = vif->nr_alloc;
+}
 
 static int nb_sset_count(struct net_device *dev, int sset)
 {
 	struct xfab_nb_vif *vif = netdev_priv(dev);
 
-	return sset == ETH_SS_STATS ? vif->nr_alloc * NB_PER_QUEUE : -EOPNOTSUPP;
+	if (sset != ETH_SS_STATS)
+		return -EOPNOTSUPP;
+	return xfab_stats_count(&nb_table, vif->nr_alloc);
 }
 
 static void nb_strings(struct net_device *dev, u32 sset, u8 *data)
 {
 	struct xfab_nb_vif *vif = netdev_priv(dev);
-	unsigned int q, i;
 
-	if (sset != ETH_SS_STATS)
-		return;
-	for (q = 0; q < vif->nr_alloc; q++) {
-		for (i = 0; i < ARRAY_SIZE(nb_stats); i++)
-			ethtool_sprintf(&data, "q%u_%s", q, nb_stats[i].name);
-		/* "tx_drop_runt" -> "q0_txr_drop_runt" */
-		for (i = 1; i < XFAB_TX_NR_ERRS; i++)
-			ethtool_sprintf(&data, "q%u_txr_%s", q,
-					xfab_tx_err_name(i) + 3);
-	}
+	if (sset == ETH_SS_STATS)
+		xfab_stats_strings(&nb_table, vif->nr_alloc, (char *)data);
 }
 
 static void nb_stats_get(struct net_device *dev, struct ethtool_stats *es,
 			 u64 *data)
 {
-	struct xfab_nb_vif *vif = netdev_priv(dev);
-	unsigned int q, i;
+	struct xfab_stats_sets v;
 
-	for (q = 0; q < vif->nr_alloc; q++) {
-		const struct xfab_nb_stats *st = &vif->queues[q].st;
-
-		for (i = 0; i < ARRAY_SIZE(nb_stats); i++)
-			*data++ = *(const u64 *)((const char *)st +
-						 nb_stats[i].off);
-		for (i = 1; i < XFAB_TX_NR_ERRS; i++)
-			*data++ = st->txr_err[i];
-	}
+	nb_sets(netdev_priv(dev), &v);
+	xfab_stats_fill(&nb_table, &v, data);
 }
 
 static void nb_drvinfo(struct net_device *dev, struct ethtool_drvinfo *info)
@@ -163,7 +175,7 @@ static ssize_t nb_queue_write(struct file *file, const char __user *buf,
 
 	if (!q->connected)
 		return -ENOTCONN;
-	q->st.dbg_pokes++;
+	atomic64_inc(&q->st.dbg_pokes);
 	xen_irq_lateeoi(q->tx_irq, 0);
 	if (q->rx_irq != q->tx_irq)
 		xen_irq_lateeoi(q->rx_irq, 0);

@@ -185,7 +185,7 @@ static bool tx_rate_ok(struct xfab_nb_queue *q, u32 len)
 
 	if (!wait)
 		return true;
-	q->st.txr_rate_waits++;
+	xfab_nb_tx_inc(q, txr_rate_waits);
 	WRITE_ONCE(q->tx_throttled, true);
 	mod_timer(&q->rate_timer, jiffies + nsecs_to_jiffies(wait) + 1);
 	return false;
@@ -210,7 +210,7 @@ static int tx_gather(struct xfab_nb_queue *q, int max, u32 *nops)
 		err = xfab_tx_check(q->tx_slots, avail, XFAB_TX_FATAL_SLOTS - 1,
 				    &p->pkt);
 		if (xfab_tx_err_fatal(err)) {
-			q->st.txr_err[err]++;
+			xfab_nb_tx_inc(q, txr_err[err]);
 			xfab_nb_fatal(q, xfab_tx_err_name(err));
 			break;
 		}
@@ -218,12 +218,12 @@ static int tx_gather(struct xfab_nb_queue *q, int max, u32 *nops)
 			break;
 		tx_note_slots(q, p);
 		q->tx.req_cons += p->pkt.consumed;
-		q->st.txr_slots += p->pkt.consumed;
+		xfab_nb_tx_add(q, txr_slots, p->pkt.consumed);
 		p->skb = NULL;
 		if (err) {
-			q->st.txr_err[err]++;
+			xfab_nb_tx_inc(q, txr_err[err]);
 		} else if (tx_plan_packet(q, p, nops)) {
-			q->st.txr_drop_nomem++;
+			xfab_nb_tx_inc(q, txr_drop_nomem);
 		}
 		n++;
 	}
@@ -248,7 +248,7 @@ static bool tx_offloads(struct xfab_nb_queue *q, struct sk_buff *skb,
 			(e->u.gso.type == XEN_NETIF_GSO_TYPE_TCPV4 ?
 			 SKB_GSO_TCPV4 : SKB_GSO_TCPV6) | SKB_GSO_DODGY;
 		skb_shinfo(skb)->gso_segs = 0;	/* the stack counts them */
-		q->st.txr_gso++;
+		xfab_nb_tx_inc(q, txr_gso);
 		/* Segmenting needs a partial checksum, whatever was said. */
 		if (skb->ip_summed != CHECKSUM_PARTIAL) {
 			recalc = true;
@@ -285,7 +285,7 @@ static void tx_deliver(struct xfab_nb_queue *q, int n)
 			continue;
 		}
 		if (!tx_copies_ok(q, p)) {
-			q->st.txr_drop_copy++;
+			xfab_nb_tx_inc(q, txr_drop_copy);
 			tx_answer(q, p, XEN_NETIF_RSP_ERROR);
 			kfree_skb(skb);
 			continue;
@@ -295,12 +295,12 @@ static void tx_deliver(struct xfab_nb_queue *q, int n)
 		/* checksum setup finds the IP header from here */
 		skb_reset_network_header(skb);
 		if (!tx_offloads(q, skb, &p->pkt)) {
-			q->st.txr_drop_csum++;
+			xfab_nb_tx_inc(q, txr_drop_csum);
 			kfree_skb(skb);
 			continue;
 		}
-		q->st.txr_packets++;
-		q->st.txr_bytes += p->pkt.len;
+		xfab_nb_tx_inc(q, txr_packets);
+		xfab_nb_tx_add(q, txr_bytes, p->pkt.len);
 		netif_receive_skb(skb);
 	}
 }
@@ -309,7 +309,7 @@ static void tx_publish(struct xfab_nb_queue *q)
 {
 	xfab_nb_publish(&q->tx_pushed, q->tx.rsp_prod_pvt,
 			&q->tx.sring->rsp_prod, &q->tx.sring->rsp_event,
-			q->tx_irq, &q->st.txr_kicks);
+			q->tx_irq, &q->st.tx_sync, &q->st.txr_kicks);
 }
 
 /*
@@ -339,8 +339,8 @@ int xfab_nb_tx_poll(struct napi_struct *napi, int budget)
 			break;
 		if (nops) {
 			gnttab_batch_copy(q->tx_ops, nops);
-			q->st.txr_copy_calls++;
-			q->st.txr_copy_ops += nops;
+			xfab_nb_tx_inc(q, txr_copy_calls);
+			xfab_nb_tx_add(q, txr_copy_ops, nops);
 		}
 		tx_deliver(q, n);
 		tx_publish(q);

@@ -586,9 +586,10 @@ net_detach_attach() {
 	log "network-detach/attach: ok"
 }
 
-# Sum of one ethtool -S counter over a vif's queues (q<i>_<name>).
+# One ethtool -S counter of a vif, summed over its queues: the total
+# xfab_netback shows before the per-queue q<i>_<name>.
 vif_counter() {
-	ethtool -S "$1" | awk -v c="_$2:" '$1 ~ c"$" { s += $2 } END { print s + 0 }'
+	ethtool -S "$1" | awk -v c="$2:" '$1 == c { print $2; n++ } END { if (!n) print 0 }'
 }
 
 # The vif "rate=" limit, which xl writes to the backend's "rate" key as
