@@ -36,6 +36,7 @@
 #include "xfab_ids.h"
 #include "xfab_netif.h"
 #include "xfab_netif_rx.h"
+#include "xfab_kstats.h"
 
 #define XFAB_NF_NAME "xfab_netfront"
 
@@ -96,14 +97,18 @@ enum xfab_nf_rx_stat {
 	XFAB_NF_RX_NR
 };
 
-/* Counters of one queue index; outlive the queue (probe .. remove). */
+/*
+ * Counters of one queue index; outlive the queue (probe .. remove).
+ * xfab_stats.h: TX under tx_sync (tx_lock held), RX under rx_sync (the
+ * queue's NAPI); the interrupt handlers of two channels may run at once
+ * and count in atomics.
+ */
 struct xfab_nf_stats {
-	struct u64_stats_sync tx_sync;	/* writers: under tx_lock */
-	u64 tx[XFAB_NF_TX_NR];
-	struct u64_stats_sync rx_sync;	/* writer: the queue's NAPI */
-	u64 rx[XFAB_NF_RX_NR];
-	u64 rx_err[XFAB_RX_NR_ERRS];
-	/* interrupt handlers of two channels may run at once: atomics */
+	struct u64_stats_sync tx_sync;
+	u64_stats_t tx[XFAB_NF_TX_NR];
+	struct u64_stats_sync rx_sync;
+	u64_stats_t rx[XFAB_NF_RX_NR];
+	u64_stats_t rx_err[XFAB_RX_NR_ERRS];
 	atomic64_t tx_irqs;
 	atomic64_t rx_irqs;
 	atomic64_t spurious_irqs;
@@ -229,6 +234,7 @@ void xfab_nf_refill_timer(struct timer_list *t);
 
 /* ethtool.c */
 extern const struct ethtool_ops xfab_nf_ethtool_ops;
+int xfab_nf_stats_init(void);
 void xfab_nf_get_stats64(struct net_device *dev,
 			 struct rtnl_link_stats64 *tot);
 
@@ -244,24 +250,18 @@ void xfab_nf_debugfs_queue_del(struct xfab_nf_queue *q);
 static inline void xfab_nf_tx_add(struct xfab_nf_queue *q,
 				  enum xfab_nf_tx_stat s, u64 n)
 {
-	u64_stats_update_begin(&q->stats->tx_sync);
-	q->stats->tx[s] += n;
-	u64_stats_update_end(&q->stats->tx_sync);
+	xfab_stat_add(&q->stats->tx_sync, &q->stats->tx[s], n);
 }
 
 static inline void xfab_nf_rx_add(struct xfab_nf_queue *q,
 				  enum xfab_nf_rx_stat s, u64 n)
 {
-	u64_stats_update_begin(&q->stats->rx_sync);
-	q->stats->rx[s] += n;
-	u64_stats_update_end(&q->stats->rx_sync);
+	xfab_stat_add(&q->stats->rx_sync, &q->stats->rx[s], n);
 }
 
 static inline void xfab_nf_rx_err(struct xfab_nf_queue *q, int err)
 {
-	u64_stats_update_begin(&q->stats->rx_sync);
-	q->stats->rx_err[err]++;
-	u64_stats_update_end(&q->stats->rx_sync);
+	xfab_stat_inc(&q->stats->rx_sync, &q->stats->rx_err[err]);
 }
 
 #endif /* XFAB_NF_COMMON_H */

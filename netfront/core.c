@@ -8,3 +8,4 @@
 #include "../common/xfab_ids.c"
 #include "../common/xfab_netif_rx.c"
 #include "../common/xfab_xenbus.c"
+#include "../common/xfab_stats.c"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * xfab_netfront counters: ethtool -S (device totals, then per queue as
- * q<N>_<name>) and the net_device's totals. Everything here reads
- * info->stats only, which lives as long as the net_device: never a queue,
- * so a reader cannot race a teardown.
+ * q<N>_<name>; common/xfab_stats.h) and the net_device's totals.
+ * Everything here reads info->stats only, which lives as long as the
+ * net_device: never a queue, so a reader cannot race a teardown.
  */
 #include <linux/ethtool.h>
 #include "common.h"
@@ -46,92 +46,81 @@ static const char *const nf_rx_names[XFAB_NF_RX_NR] = {
 	[XFAB_NF_RX_FATAL_GRANT_BUSY] = "rx_fatal_grant_busy",
 };
 
-static const char *const nf_irq_names[] = {
-	"tx_irqs", "rx_irqs", "spurious_irqs",
-};
-
-/* Reasons 1 .. XFAB_RX_NR_ERRS - 1 of common/'s validator. */
-#define NF_RX_ERRS (XFAB_RX_NR_ERRS - 1)
-#define NF_PER_QUEUE (XFAB_NF_TX_NR + XFAB_NF_RX_NR + NF_RX_ERRS + \
-		      ARRAY_SIZE(nf_irq_names))
-
-static const char *nf_stat_name(unsigned int i)
+/* The names above, for xfab_stats_add_reasons() (from 0). */
+static const char *nf_tx_name(int i)
 {
-	if (i < XFAB_NF_TX_NR)
-		return nf_tx_names[i];
-	i -= XFAB_NF_TX_NR;
-	if (i < XFAB_NF_RX_NR)
-		return nf_rx_names[i];
-	i -= XFAB_NF_RX_NR;
-	if (i < NF_RX_ERRS)
-		return xfab_rx_err_name(i + 1);
-	return nf_irq_names[i - NF_RX_ERRS];
+	return nf_tx_names[i];
 }
 
-/* One queue's counters, in nf_stat_name() order. */
-static void nf_snapshot(struct xfab_nf_stats *s, u64 *out)
+static const char *nf_rx_name(int i)
 {
-	unsigned int start, i;
+	return nf_rx_names[i];
+}
 
-	do {
-		start = u64_stats_fetch_begin(&s->tx_sync);
-		memcpy(out, s->tx, sizeof(s->tx));
-	} while (u64_stats_fetch_retry(&s->tx_sync, start));
-	out += XFAB_NF_TX_NR;
-	do {
-		start = u64_stats_fetch_begin(&s->rx_sync);
-		memcpy(out, s->rx, sizeof(s->rx));
-		for (i = 0; i < NF_RX_ERRS; i++)
-			out[XFAB_NF_RX_NR + i] = s->rx_err[i + 1];
-	} while (u64_stats_fetch_retry(&s->rx_sync, start));
-	out += XFAB_NF_RX_NR + NF_RX_ERRS;
-	out[0] = atomic64_read(&s->tx_irqs);
-	out[1] = atomic64_read(&s->rx_irqs);
-	out[2] = atomic64_read(&s->spurious_irqs);
+static const struct xfab_stat nf_irqs[] = {
+	XFAB_STAT_A(struct xfab_nf_stats, tx_irqs),
+	XFAB_STAT_A(struct xfab_nf_stats, rx_irqs),
+	{ "spurious_irqs", offsetof(struct xfab_nf_stats, spurious_irqs),
+	  XFAB_STAT_ATOMIC },
+};
+
+/* TX, RX, the RX validator's reasons 1.., interrupts: as ethtool shows. */
+#define NF_PER_QUEUE (XFAB_NF_TX_NR + XFAB_NF_RX_NR + XFAB_RX_NR_ERRS - 1 + \
+		      ARRAY_SIZE(nf_irqs))
+static struct xfab_stat nf_slots[NF_PER_QUEUE];
+static struct xfab_stats_table nf_table = { nf_slots, 0, NF_PER_QUEUE };
+
+int xfab_nf_stats_init(void)
+{
+	const size_t ctr = sizeof(u64_stats_t);
+
+	return xfab_stats_add_reasons(&nf_table, "", nf_tx_name, 0,
+				      XFAB_NF_TX_NR,
+				      offsetof(struct xfab_nf_stats, tx), ctr,
+				      offsetof(struct xfab_nf_stats, tx_sync)) ?:
+	       xfab_stats_add_reasons(&nf_table, "", nf_rx_name, 0,
+				      XFAB_NF_RX_NR,
+				      offsetof(struct xfab_nf_stats, rx), ctr,
+				      offsetof(struct xfab_nf_stats, rx_sync)) ?:
+	       xfab_stats_add_reasons(&nf_table, "", xfab_rx_err_name, 1,
+				      XFAB_RX_NR_ERRS,
+				      offsetof(struct xfab_nf_stats, rx_err), ctr,
+				      offsetof(struct xfab_nf_stats, rx_sync)) ?:
+	       xfab_stats_add_all(&nf_table, nf_irqs, ARRAY_SIZE(nf_irqs));
 }
 
 /* Under rtnl, like the queue count it depends on. */
-static unsigned int nf_queues(struct net_device *dev)
+static void nf_sets(struct net_device *dev, struct xfab_stats_sets *v)
 {
-	return dev->real_num_tx_queues;
+	struct xfab_nf_info *info = netdev_priv(dev);
+
+	v->gone = NULL;		/* a queue index keeps its counters */
+	v->first = &info->stats[0];
+	v->stride = sizeof(info->stats[0]);
+	v->nr = dev->real_num_tx_queues;
 }
 
 static int nf_get_sset_count(struct net_device *dev, int sset)
 {
 	if (sset != ETH_SS_STATS)
 		return -EOPNOTSUPP;
-	return NF_PER_QUEUE * (1 + nf_queues(dev));
+	return xfab_stats_count(&nf_table, dev->real_num_tx_queues);
 }
 
 static void nf_get_strings(struct net_device *dev, u32 sset, u8 *data)
 {
-	unsigned int q, i;
-
-	if (sset != ETH_SS_STATS)
-		return;
-	for (i = 0; i < NF_PER_QUEUE; i++)
-		ethtool_sprintf(&data, "%s", nf_stat_name(i));
-	for (q = 0; q < nf_queues(dev); q++)
-		for (i = 0; i < NF_PER_QUEUE; i++)
-			ethtool_sprintf(&data, "q%u_%s", q, nf_stat_name(i));
+	if (sset == ETH_SS_STATS)
+		xfab_stats_strings(&nf_table, dev->real_num_tx_queues,
+				   (char *)data);
 }
 
 static void nf_get_ethtool_stats(struct net_device *dev,
 				 struct ethtool_stats *stats, u64 *data)
 {
-	struct xfab_nf_info *info = netdev_priv(dev);
-	u64 one[NF_PER_QUEUE];
-	unsigned int q, i;
+	struct xfab_stats_sets v;
 
-	memset(data, 0, NF_PER_QUEUE * sizeof(*data));
-	for (q = 0; q < nf_queues(dev); q++) {
-		u64 *mine = data + NF_PER_QUEUE * (1 + q);
-
-		nf_snapshot(&info->stats[q], one);
-		memcpy(mine, one, sizeof(one));
-		for (i = 0; i < NF_PER_QUEUE; i++)
-			data[i] += one[i];
-	}
+	nf_sets(dev, &v);
+	xfab_stats_fill(&nf_table, &v, data);
 }
 
 const struct ethtool_ops xfab_nf_ethtool_ops = {
@@ -141,27 +130,36 @@ const struct ethtool_ops xfab_nf_ethtool_ops = {
 	.get_ethtool_stats = nf_get_ethtool_stats,
 };
 
+static u64 nf_tx(const struct xfab_nf_stats *s, enum xfab_nf_tx_stat i)
+{
+	return xfab_stat_get(&s->tx_sync, &s->tx[i]);
+}
+
+static u64 nf_rx(const struct xfab_nf_stats *s, enum xfab_nf_rx_stat i)
+{
+	return xfab_stat_get(&s->rx_sync, &s->rx[i]);
+}
+
 /* Totals over every queue index the device ever had. Any context. */
 void xfab_nf_get_stats64(struct net_device *dev, struct rtnl_link_stats64 *tot)
 {
 	struct xfab_nf_info *info = netdev_priv(dev);
-	u64 one[NF_PER_QUEUE];
 	unsigned int q, i;
 
 	for (q = 0; q < dev->num_tx_queues; q++) {
-		const u64 *rx = one + XFAB_NF_TX_NR;
+		const struct xfab_nf_stats *s = &info->stats[q];
 
-		nf_snapshot(&info->stats[q], one);
-		tot->tx_packets += one[XFAB_NF_TX_PACKETS];
-		tot->tx_bytes += one[XFAB_NF_TX_BYTES];
-		tot->tx_errors += one[XFAB_NF_TX_RSP_ERRORS];
+		tot->tx_packets += nf_tx(s, XFAB_NF_TX_PACKETS);
+		tot->tx_bytes += nf_tx(s, XFAB_NF_TX_BYTES);
+		tot->tx_errors += nf_tx(s, XFAB_NF_TX_RSP_ERRORS);
 		for (i = XFAB_NF_TX_DROP_DOWN; i <= XFAB_NF_TX_DROP_RING_FULL; i++)
-			tot->tx_dropped += one[i];
-		tot->rx_packets += rx[XFAB_NF_RX_PACKETS];
-		tot->rx_bytes += rx[XFAB_NF_RX_BYTES];
-		tot->rx_dropped += rx[XFAB_NF_RX_DROP_CSUM] +
-				   rx[XFAB_NF_RX_DROP_NOMEM];
-		for (i = 0; i < NF_RX_ERRS; i++)
-			tot->rx_errors += rx[XFAB_NF_RX_NR + i];
+			tot->tx_dropped += nf_tx(s, i);
+		tot->rx_packets += nf_rx(s, XFAB_NF_RX_PACKETS);
+		tot->rx_bytes += nf_rx(s, XFAB_NF_RX_BYTES);
+		tot->rx_dropped += nf_rx(s, XFAB_NF_RX_DROP_CSUM) +
+				   nf_rx(s, XFAB_NF_RX_DROP_NOMEM);
+		for (i = 1; i < XFAB_RX_NR_ERRS; i++)
+			tot->rx_errors += xfab_stat_get(&s->rx_sync,
+							&s->rx_err[i]);
 	}
 }

@@ -225,6 +225,11 @@ static int __init xfab_nf_init(void)
 	/* HVM guests whose emulated NICs were not unplugged keep those */
 	if (!xen_domain() || !xen_has_pv_nic_devices())
 		return -ENODEV;
+	err = xfab_nf_stats_init();
+	if (err) {
+		pr_err("xfab_netfront: counter table too small (%d)\n", err);
+		return err;
+	}
 	xfab_nf_debugfs_init();
 	err = xfab_nf_xenbus_register();
 	if (err)
