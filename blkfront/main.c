@@ -145,5 +145,7 @@ module_init(xfab_bf_init);
 module_exit(xfab_bf_exit);
 MODULE_DESCRIPTION("xfab Xen PV block frontend (blkif compatible)");
 MODULE_LICENSE("Dual MIT/GPL");
-/* No "xen:vbd" alias: loaded explicitly, never raced against xen-blkfront
- * by udev (docs/blk.md). */
+/*
+ * No "xen:vbd" alias: loaded explicitly, never raced against xen-blkfront
+ * by udev (docs/blk.md).
+ */

@@ -95,8 +95,8 @@ struct xfab_blk_seg {
 /* A decoded request. Fields past the header are valid per op. */
 struct xfab_blk_req {
 	u8 wire_op;		/* as written */
-	u8 op;			/* what to do, and the response's operation:
-				 * an indirect request's inner op */
+	/* what to do, and the response's operation: an indirect's inner op */
+	u8 op;
 	bool indirect;
 	bool secure;		/* discard: BLKIF_DISCARD_SECURE */
 	u16 handle;		/* as written; not checked, as stock ignores it */

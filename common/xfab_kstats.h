@@ -21,7 +21,7 @@
 	} while (0)
 #define xfab_stat_inc(sync, ctr) xfab_stat_add(sync, ctr, 1)
 
-/* A table entry for a field of a set of type type, and its sync. */
+/* A table entry: a counter field of the set's struct, and its sync. */
 #define XFAB_STAT(type, sync, field) \
 	{ #field, offsetof(type, field), offsetof(type, sync) }
 #define XFAB_STAT_A(type, field) \

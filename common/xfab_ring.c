@@ -29,8 +29,10 @@ int xfab_ring_reqs_pending(u32 size, xfab_idx_t req_prod, xfab_idx_t req_cons,
 {
 	u32 in_flight = req_cons - rsp_prod_pvt;
 
-	/* A corrupt private state (more in flight than slots) is ours, but
-	 * still must not turn into a huge 'room'. */
+	/*
+	 * A corrupt private state (more in flight than slots) is ours, but
+	 * still must not turn into a huge 'room'.
+	 */
 	if (in_flight > size) {
 		*pending = 0;
 		return -EOVERFLOW;

@@ -193,8 +193,10 @@ struct xfab_nb_vif {
 	bool disabled;			/* a fatal error disabled the vif */
 	u64 rate_bytes, rate_usec;	/* the toolstack's "rate"; 0: none */
 
-	/* All xfab_nb_max_queues exist from probe to remove, so that stats
-	 * readers never meet a freed queue (XSA-374 class). */
+	/*
+	 * All xfab_nb_max_queues exist from probe to remove, so that stats
+	 * readers never meet a freed queue (XSA-374 class).
+	 */
 	struct xfab_nb_queue *queues;
 	unsigned int nr_alloc;
 	struct dentry *dbg;

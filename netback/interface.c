@@ -351,6 +351,9 @@ static void nb_queue_init(struct xfab_nb_vif *vif, unsigned int i)
 	timer_setup(&q->rate_timer, xfab_nb_rate_timer, 0);
 }
 
+/* fe:ff:ff:ff:ff:ff, as Xen's bridges expect: never the guest's MAC. */
+static const u8 nb_bridge_mac[ETH_ALEN] = { 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff };
+
 struct xfab_nb_vif *xfab_nb_vif_create(struct xenbus_device *xdev,
 				       unsigned int handle)
 {
@@ -389,9 +392,7 @@ struct xfab_nb_vif *xfab_nb_vif_create(struct xenbus_device *xdev,
 	dev->max_mtu = XEN_NETIF_MAX_TX_SIZE - VLAN_ETH_HLEN;
 	/* A guest's packet is at most 64 KiB on the wire protocol. */
 	netif_set_tso_max_size(dev, XEN_NETIF_MAX_TX_SIZE - VLAN_ETH_HLEN);
-	/* fe:ff:ff:ff:ff:ff, as Xen's bridges expect: never the guest's MAC. */
-	eth_hw_addr_set(dev, (const u8[ETH_ALEN]){ 0xfe, 0xff, 0xff, 0xff,
-						  0xff, 0xff });
+	eth_hw_addr_set(dev, nb_bridge_mac);
 	netif_carrier_off(dev);
 	err = register_netdev(dev);
 	if (err) {

@@ -134,7 +134,7 @@ static int rx_avail(struct xfab_nb_queue *q, u32 *avail)
 {
 	xfab_idx_t prod = READ_ONCE(q->rx.sring->req_prod);
 
-	virt_rmb();
+	virt_rmb();	/* the index before the requests it covers */
 	if (xfab_ring_reqs_pending(XFAB_NB_RX_RING_SIZE, prod, q->rx.req_cons,
 				   q->rx.rsp_prod_pvt, avail)) {
 		xfab_nb_fatal(q, "RX request producer index past the ring");
@@ -178,7 +178,7 @@ static bool rx_room(struct xfab_nb_queue *q, u32 need)
 	if (avail >= need)
 		return true;
 	WRITE_ONCE(q->rx.sring->req_event, q->rx.req_cons + need);
-	virt_mb();
+	virt_mb();	/* event armed before the last look: no lost kick */
 	return !rx_avail(q, &avail) && avail >= need;
 }
 

@@ -105,8 +105,10 @@ const struct ethtool_ops xfab_nb_ethtool_ops = {
 static void nb_dump_ring(struct seq_file *m, const char *name, u32 cons,
 			 u32 pvt, u32 pushed, const u32 *shared)
 {
-	/* shared: req_prod, req_event, rsp_prod, rsp_event (guest-written
-	 * fields may change under us: this is a snapshot) */
+	/*
+	 * shared: req_prod, req_event, rsp_prod, rsp_event (guest-written
+	 * fields may change under us: this is a snapshot)
+	 */
 	seq_printf(m, "%s: req_cons %u rsp_prod_pvt %u pushed %u | shared req_prod %u req_event %u rsp_prod %u rsp_event %u\n",
 		   name, cons, pvt, pushed, READ_ONCE(shared[0]),
 		   READ_ONCE(shared[1]), READ_ONCE(shared[2]),

@@ -220,11 +220,10 @@ static int tx_gather(struct xfab_nb_queue *q, int max, u32 *nops)
 		q->tx.req_cons += p->pkt.consumed;
 		xfab_nb_tx_add(q, txr_slots, p->pkt.consumed);
 		p->skb = NULL;
-		if (err) {
+		if (err)
 			xfab_nb_tx_inc(q, txr_err[err]);
-		} else if (tx_plan_packet(q, p, nops)) {
+		else if (tx_plan_packet(q, p, nops))
 			xfab_nb_tx_inc(q, txr_drop_nomem);
-		}
 		n++;
 	}
 	return n;
@@ -321,7 +320,7 @@ static bool tx_final_check(struct xfab_nb_queue *q)
 	if (!q->connected || q->broken || READ_ONCE(q->tx_throttled))
 		return false;
 	WRITE_ONCE(q->tx.sring->req_event, q->tx.req_cons + 1);
-	virt_mb();
+	virt_mb();	/* event armed before the last look: no lost kick */
 	return xfab_nb_tx_has_work(q);
 }
 

@@ -343,7 +343,7 @@ static int nf_rx_work(struct xfab_nf_queue *q, int budget)
 static bool nf_rx_rearm(struct xfab_nf_queue *q)
 {
 	WRITE_ONCE(q->rx.sring->rsp_event, nf_rx_seen(q) + 1);
-	virt_mb();
+	virt_mb();	/* event armed before the last look: no lost kick */
 	return READ_ONCE(q->rx.sring->rsp_prod) != nf_rx_seen(q);
 }
 

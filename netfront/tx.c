@@ -398,7 +398,7 @@ static bool nf_tx_reap(struct xfab_nf_queue *q)
 static bool nf_tx_rearm(struct xfab_nf_queue *q)
 {
 	WRITE_ONCE(q->tx.sring->rsp_event, q->tx.rsp_cons + 1);
-	virt_mb();
+	virt_mb();	/* event armed before the last look: no lost kick */
 	return READ_ONCE(q->tx.sring->rsp_prod) != q->tx.rsp_cons;
 }
 

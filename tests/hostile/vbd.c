@@ -92,14 +92,16 @@ static irqreturn_t hs_interrupt(int irq, void *arg)
 	return IRQ_HANDLED;
 }
 
-/* Count what the backend answered; a response index it cannot have made
- * ends the counting (the case then reports lies=1). */
+/*
+ * Count what the backend answered; a response index it cannot have made
+ * ends the counting (the case then reports lies=1).
+ */
 static void hs_reap(struct hs_vbd *v)
 {
 	RING_IDX rp = READ_ONCE(v->sring->rsp_prod), i;
 	struct blkif_response rsp;
 
-	virt_rmb();
+	virt_rmb();	/* the index before the responses it covers */
 	if (rp - v->front.rsp_cons > v->front.req_prod_pvt - v->front.rsp_cons) {
 		v->lies = 1;
 		return;
@@ -195,13 +197,14 @@ static void hs_post_until(struct hs_vbd *v, u64 limit, unsigned long end)
 			hs_fill(v, v->posted);
 			n++;
 		}
-		if (n)
+		if (n) {
 			hs_push(v);
-		else if (v->posted >= limit &&
-			 v->front.rsp_cons == v->front.req_prod_pvt)
-			return;		/* all answered */
-		else
+		} else {
+			if (v->posted >= limit &&
+			    v->front.rsp_cons == v->front.req_prod_pvt)
+				return;		/* all answered */
 			usleep_range(200, 400);
+		}
 		cond_resched();
 	}
 }

@@ -223,7 +223,7 @@ static void hb_take(struct hs_bring *br)
 
 	do {
 		rp = READ_ONCE(b->back.sring->req_prod);
-		virt_rmb();
+		virt_rmb();	/* the index before the requests it covers */
 		if (rp - b->back.req_cons > RING_SIZE(&b->back))
 			return;		/* not our subject here */
 		for (rc = b->back.req_cons; rc != rp; rc++) {

@@ -88,7 +88,7 @@ static void hv_reap(struct hs_vif *v)
 	struct xen_netif_tx_response t;
 	struct xen_netif_rx_response r;
 
-	virt_rmb();
+	virt_rmb();	/* the index before the responses it covers */
 	if (rp - v->tx.rsp_cons > v->tx.req_prod_pvt - v->tx.rsp_cons) {
 		v->lies = 1;
 	} else {
@@ -102,7 +102,7 @@ static void hv_reap(struct hs_vif *v)
 		v->tx.rsp_cons = rp;
 	}
 	rp = READ_ONCE(v->rxs->rsp_prod);
-	virt_rmb();
+	virt_rmb();	/* the index before the responses it covers */
 	if (rp - v->rx.rsp_cons > v->rx.req_prod_pvt - v->rx.rsp_cons) {
 		v->lies = 1;
 		return;
@@ -183,7 +183,7 @@ static u32 hv_frame(struct hs_vif *v, u64 n)
 	}
 }
 
-/* Send up to frames frames; wait until answered or the time is up. */
+/* Send up to "frames"; wait until all are answered or the time is up. */
 static void hv_send(struct hs_vif *v, u64 frames, unsigned long end)
 {
 	int notify;
@@ -202,10 +202,10 @@ static void hv_send(struct hs_vif *v, u64 frames, unsigned long end)
 			RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&v->tx, notify);
 			if (notify)
 				hv_kick(v);
-		} else if (v->posted >= frames &&
-			   v->tx.rsp_cons == v->tx.req_prod_pvt) {
-			return;
 		} else {
+			if (v->posted >= frames &&
+			    v->tx.rsp_cons == v->tx.req_prod_pvt)
+				return;
 			usleep_range(500, 1000);
 		}
 	}
@@ -235,7 +235,7 @@ static int hv_run(void *arg)
 		v->rx_after = v->rx_got - got;
 		break;
 	case HV_TX_PROD_JUMP:
-		virt_wmb();
+		virt_wmb();	/* what we wrote before, then the lying index */
 		WRITE_ONCE(v->txs->req_prod,
 			   v->tx.req_prod_pvt + 4 * RING_SIZE(&v->tx));
 		hv_kick(v);

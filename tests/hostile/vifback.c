@@ -124,7 +124,7 @@ static void hv_take(struct hs_bring *br)
 
 	do {
 		rp = READ_ONCE(b->tx.sring->req_prod);
-		virt_rmb();
+		virt_rmb();	/* the index before the requests it covers */
 		if (rp - b->tx.req_cons > RING_SIZE(&b->tx))
 			return;		/* not our subject here */
 		for (rc = b->tx.req_cons; rc != rp; rc++) {

@@ -98,14 +98,14 @@ static int grant_check(void)
 	if (!pg)
 		return -ENOMEM;
 	ref = gnttab_grant_foreign_access(0, xen_page_to_gfn(pg), 1);
-	if (ref < 0) {
-		ret = ref;
-	} else if (!gnttab_end_foreign_access_ref(ref)) {
+	if (ref >= 0 && !gnttab_end_foreign_access_ref(ref)) {
 		/* dom0 cannot have mapped it; if it did, leak the page. */
 		return -EBUSY;
-	} else {
-		gnttab_free_grant_reference(ref);
 	}
+	if (ref < 0)
+		ret = ref;
+	else
+		gnttab_free_grant_reference(ref);
 	__free_page(pg);
 	return ret;
 }
