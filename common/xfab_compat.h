@@ -17,7 +17,8 @@
 
 /*
  * xenbus_driver.uevent takes a const device since 6.3 (driver core
- * constification); Debian 12's 6.1 still passes a mutable one.
+ * constification); Debian 12's 6.1 still passes a mutable one. A
+ * prototype has no macro to test: the version it is.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
 #define XFAB_XENBUS_UEVENT_CONST const
@@ -35,7 +36,26 @@
  */
 #ifdef XFAB_COMPAT_BLOCK
 #include <linux/blkdev.h>
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+#ifndef BLK_OPEN_READ	/* no blk_mode_t yet: before 6.5 */
+#define XFAB_BDEV_FILE 0
+typedef fmode_t blk_mode_t_compat;
+
+static inline struct block_device *xfab_bdev_get(dev_t devt, bool write,
+						 struct file **file,
+						 blk_mode_t_compat *mode)
+{
+	*file = NULL;
+	*mode = FMODE_READ | (write ? FMODE_WRITE : 0);
+	return blkdev_get_by_dev(devt, *mode, NULL);
+}
+
+static inline void xfab_bdev_put(struct block_device *bdev, struct file *file,
+				 blk_mode_t_compat mode)
+{
+	blkdev_put(bdev, mode);
+}
+/* bdev_file_open_by_dev() has no macro to test for */
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
 #include <linux/file.h>
 #define XFAB_BDEV_FILE 1
 typedef blk_mode_t blk_mode_t_compat;
@@ -55,24 +75,6 @@ static inline void xfab_bdev_put(struct block_device *bdev, struct file *file,
 				 blk_mode_t_compat mode)
 {
 	fput(file);
-}
-#elif LINUX_VERSION_CODE < KERNEL_VERSION(6, 5, 0)
-#define XFAB_BDEV_FILE 0
-typedef fmode_t blk_mode_t_compat;
-
-static inline struct block_device *xfab_bdev_get(dev_t devt, bool write,
-						 struct file **file,
-						 blk_mode_t_compat *mode)
-{
-	*file = NULL;
-	*mode = FMODE_READ | (write ? FMODE_WRITE : 0);
-	return blkdev_get_by_dev(devt, *mode, NULL);
-}
-
-static inline void xfab_bdev_put(struct block_device *bdev, struct file *file,
-				 blk_mode_t_compat mode)
-{
-	blkdev_put(bdev, mode);
 }
 #else
 #error "xfab_blkback: no block device open API for kernels 6.5 to 6.8"
@@ -100,7 +102,7 @@ struct xfab_disk_limits {
 	bool write_cache;
 };
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#ifdef BLK_FEAT_WRITE_CACHE	/* queue features, and limits at allocation: 6.11 */
 static inline struct gendisk *
 xfab_alloc_disk(struct blk_mq_tag_set *set, const struct xfab_disk_limits *l,
 		void *data)
