@@ -8,7 +8,7 @@ UNIT_CFLAGS := -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
 COMMON_SRC := $(filter-out common/xfab_kstats.c,$(wildcard common/*.c))
 UNIT_SRC := $(wildcard tests/unit/*.c)
 
-.PHONY: help modules install helpers unit unit-core unit-harness fuzz check check-full vm-check bench bench-quick deps \
+.PHONY: help modules install helpers unit unit-core unit-harness fuzz style sparse check check-full vm-check bench bench-quick deps \
 	testbed-clean clean
 
 help:
@@ -19,6 +19,8 @@ help:
 	@echo "make install        install them for that kernel (in updates/)"
 	@echo "make unit           userspace unit tests of common/ (ASan+UBSan)"
 	@echo "make fuzz           libFuzzer on common/'s validators (FUZZ_SECONDS=60 each)"
+	@echo "make style          checkpatch.pl over the kernel code (no findings)"
+	@echo "make sparse         the modules built with sparse (C=2), 6.12 headers"
 	@echo "make vm-check SCENARIOS='001 002'  selected VM scenarios only"
 	@echo "make deps           install the host packages the testbed needs"
 	@echo "make testbed-clean  drop the cached testbed image and build chroots"
@@ -60,6 +62,12 @@ unit-harness:
 
 deps:
 	tests/vm/deps.sh
+
+style:
+	tests/style.sh
+
+sparse:
+	tests/sparse.sh
 
 # Coverage-guided fuzzing of the validators with libFuzzer (clang), each
 # target for FUZZ_SECONDS; the corpus stays in build/fuzz between runs.

@@ -5,7 +5,8 @@
 #      libFuzzer run over its validators (check-full: minutes)
 #   3. every module compiled against Debian 13's 6.12 headers (in the
 #      testbed image chroot) and Debian 12's 6.1 headers (a build chroot)
-#   4. one testbed boot running the scenario suite
+#   4. checkpatch (make style) and sparse (make sparse), no findings
+#   5. one testbed boot running the scenario suite
 # Ends with "N passed, N failed, N skipped" over all of them.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -72,6 +73,23 @@ stage "compile against Debian 12 (6.1) headers"
 if bw=$(tests/vm/build-chroot.sh bookworm); then
 	compile_check "linux 6.1 (Debian 12)" "$bw"
 else
+	count 0 1
+fi
+
+stage "checkpatch over the kernel code (make style)"
+if tests/style.sh; then
+	echo "PASS style"
+	count 1 0
+else
+	echo "FAIL style"
+	count 0 1
+fi
+stage "sparse over the modules, 6.12 headers (make sparse)"
+if tests/sparse.sh; then
+	echo "PASS sparse"
+	count 1 0
+else
+	echo "FAIL sparse"
 	count 0 1
 fi
 

@@ -1,6 +1,7 @@
 #!/bin/bash
-# A build-only chroot of a Debian release with its kernel headers, for the
-# compile check against kernels the testbed does not boot (Debian 12's 6.1).
+# A build-only chroot of a Debian release with its kernel headers and
+# sparse, for the compile check against kernels the testbed does not boot
+# (Debian 12's 6.1) and for make sparse (Debian 13's 6.12).
 # Cached like the image, keyed by this script, in $XFAB_CACHE/build-SUITE-KEY.
 #
 # Usage: tests/vm/build-chroot.sh SUITE      prints the chroot directory
@@ -29,8 +30,10 @@ trap 'umounts; echo "build chroot failed; last lines of $log:" >&2; tail -n 20 "
 debootstrap --variant=minbase "$suite" "$out" "$mirror" >"$log" 2>&1
 echo "[chroot $suite] debootstrap done ($((SECONDS - t0))s); installing headers" >&2
 mount -t proc proc "$out/proc"
+# sparse: make sparse checks against this chroot's headers (trixie)
 chroot "$out" env DEBIAN_FRONTEND=noninteractive apt-get install -y \
-	--no-install-recommends linux-headers-amd64 make gcc libc6-dev >>"$log" 2>&1
+	--no-install-recommends linux-headers-amd64 make gcc libc6-dev sparse \
+	>>"$log" 2>&1
 chroot "$out" apt-get clean
 umounts
 touch "$out/.done"

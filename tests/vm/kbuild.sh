@@ -16,7 +16,8 @@ mkdir -p "$src" "$out/modules" "$out/helpers"
 	$(ls -d netfront netback blkfront blkback 2>/dev/null)) | tar xf - -C "$src"
 mountpoint -q "$ch/proc" || mount -t proc proc "$ch/proc"
 trap 'umount -l "$ch/proc" 2>/dev/null || true' EXIT
-chroot "$ch" make -s -C /tmp/xfab-build modules KDIR="/usr/src/$kdir"
+# XFAB_KMAKE_ARGS: extra kbuild variables (make sparse passes C=2)
+chroot "$ch" make -s -C /tmp/xfab-build modules KDIR="/usr/src/$kdir" ${XFAB_KMAKE_ARGS:-}
 find "$src" -name '*.ko' -exec cp {} "$out/modules/" \;
 if [ "$helpers" != --no-helpers ]; then
 	chroot "$ch" make -s -C /tmp/xfab-build helpers HELPERS_OUT=/tmp/xfab-build/helpers-out
