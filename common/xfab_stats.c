@@ -2,10 +2,6 @@
 /* Counter tables; see xfab_stats.h. */
 #include "xfab_stats.h"
 
-#ifndef __KERNEL__
-#include <stdio.h>
-#endif
-
 #ifdef __KERNEL__
 #include <linux/atomic.h>
 #include <linux/kernel.h>
@@ -31,11 +27,10 @@ static void stat_add(void *set, const struct xfab_stat *s, u64 v)
 		return;
 	}
 	sync = (struct u64_stats_sync *)(base + s->sync);
-	u64_stats_update_begin(sync);
-	u64_stats_add((u64_stats_t *)(base + s->off), v);
-	u64_stats_update_end(sync);
+	xfab_stat_add(sync, (u64_stats_t *)(base + s->off), v);
 }
 #else
+#include <stdio.h>
 
 /* The unit tests' sets: plain u64, whatever the entry's sync says. */
 static u64 stat_read(const void *set, const struct xfab_stat *s)
