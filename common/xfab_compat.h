@@ -27,6 +27,18 @@
 #endif
 
 /*
+ * Timers: timer_delete_sync() in both (6.1.y has it from stable), never
+ * the del_timer_sync() that 6.15 removes. The owner of a timer is
+ * timer_container_of() from 6.16 on, from_timer() before.
+ */
+#include <linux/timer.h>
+#ifdef timer_container_of
+#define xfab_timer_of(var, t, field) timer_container_of(var, t, field)
+#else
+#define xfab_timer_of(var, t, field) from_timer(var, t, field)
+#endif
+
+/*
  * Opening a block device by number (blkback, which defines
  * XFAB_COMPAT_BLOCK): a struct file since 6.9 (bdev_file_open_by_dev),
  * a bare block_device held with its fmode before 6.5 (blkdev_get_by_dev).

@@ -231,7 +231,7 @@ void xfab_nb_queue_disconnect(struct xfab_nb_queue *q)
 	if (q->napi_added) {
 		napi_disable(&q->napi);
 		/* After the last poll (which may arm it), before napi goes. */
-		del_timer_sync(&q->rate_timer);
+		timer_delete_sync(&q->rate_timer);
 		netif_napi_del(&q->napi);
 		q->napi_added = false;
 	}
