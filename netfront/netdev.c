@@ -247,3 +247,7 @@ module_init(xfab_nf_init);
 module_exit(xfab_nf_exit);
 MODULE_DESCRIPTION("xfab Xen PV network frontend");
 MODULE_LICENSE("Dual MIT/GPL");
+/*
+ * No "xen:vif" alias, as for xfab_blkfront: loaded explicitly, never
+ * raced against xen-netfront by udev (docs/net.md).
+ */
