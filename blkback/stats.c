@@ -41,23 +41,18 @@ static struct xfab_bb_dev *bb_dev(struct device *d)
 }
 
 /* The device's rings and what rings before them counted, locked. */
-static bool bb_sets_get(struct device *d, struct xfab_stats_sets *v)
+static struct mutex *bb_sets_get(struct device *d, struct xfab_stats_sets *v)
 {
 	struct xfab_bb_dev *dev = bb_dev(d);
 
 	if (!dev)
-		return false;
+		return NULL;
 	mutex_lock(&dev->rings_lock);
 	v->gone = &dev->gone;
 	v->first = dev->rings ? &dev->rings[0].st : NULL;
 	v->stride = sizeof(dev->rings[0]);
 	v->nr = dev->rings ? dev->nr_alloc : 0;
-	return true;
-}
-
-static void bb_sets_put(struct device *d)
-{
-	mutex_unlock(&bb_dev(d)->rings_lock);
+	return &dev->rings_lock;
 }
 
 /* A per-ring gauge summed over the rings, for sysfs. */
@@ -137,7 +132,6 @@ static struct attribute *bb_attrs[BB_NR_STATS + 5];
 static const struct xfab_kstats_sysfs bb_sysfs = {
 	.t = &xfab_bb_stat_table,
 	.get = bb_sets_get,
-	.put = bb_sets_put,
 	.ext = bb_ext,
 };
 

@@ -27,25 +27,18 @@ static struct xfab_stat bf_slots[BF_NR_STATS];
 struct xfab_stats_table xfab_bf_stat_table = { bf_slots, 0, BF_NR_STATS };
 
 /* The disk's rings and what rings before them counted, locked. */
-static bool bf_sets_get(struct device *d, struct xfab_stats_sets *v)
+static struct mutex *bf_sets_get(struct device *d, struct xfab_stats_sets *v)
 {
 	struct xfab_bf_info *info = dev_get_drvdata(d);
 
 	if (!info)
-		return false;
+		return NULL;
 	mutex_lock(&info->lock);
 	v->gone = &info->gone;
 	v->first = info->rings ? &info->rings[0].st : NULL;
 	v->stride = sizeof(info->rings[0]);
 	v->nr = info->rings ? info->nr_rings : 0;
-	return true;
-}
-
-static void bf_sets_put(struct device *d)
-{
-	struct xfab_bf_info *info = dev_get_drvdata(d);
-
-	mutex_unlock(&info->lock);
+	return &info->lock;
 }
 
 /* How writes reach the backend: "copy" (the pool) or "in-place". */
@@ -65,7 +58,6 @@ static struct attribute *bf_attrs[BF_NR_STATS + 2];
 static const struct xfab_kstats_sysfs bf_sysfs = {
 	.t = &xfab_bf_stat_table,
 	.get = bf_sets_get,
-	.put = bf_sets_put,
 	.ext = bf_ext,
 };
 

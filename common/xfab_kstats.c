@@ -14,12 +14,14 @@ static ssize_t xfab_kstat_show(struct device *d, struct device_attribute *a,
 	struct dev_ext_attribute *ea = container_of(a, struct dev_ext_attribute,
 						    attr);
 	struct xfab_stats_sets v;
+	struct mutex *held;
 	u64 val;
 
-	if (!ks->get(d, &v))
+	held = ks->get(d, &v);
+	if (!held)
 		return -ENODEV;
 	val = xfab_stats_one(ks->t, &v, (unsigned int)(unsigned long)ea->var);
-	ks->put(d);
+	mutex_unlock(held);
 	return sysfs_emit(buf, "%llu\n", (unsigned long long)val);
 }
 

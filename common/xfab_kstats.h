@@ -8,6 +8,7 @@
 #define XFAB_KSTATS_H
 
 #include <linux/device.h>
+#include <linux/mutex.h>
 #include <linux/sysfs.h>
 #include <linux/u64_stats_sync.h>
 #include "xfab_stats.h"
@@ -43,13 +44,13 @@ static inline u64 xfab_stat_get(const struct u64_stats_sync *sync,
 
 /*
  * What the sysfs files need of a driver: its table, and the sets of the
- * device behind a struct device with the driver's lock held (false, and
- * nothing held, when the device has gone), then the lock released.
+ * device behind a struct device, returned with the lock that keeps
+ * them in place held (NULL, and nothing held, when the device has
+ * gone). The read drops that lock itself.
  */
 struct xfab_kstats_sysfs {
 	const struct xfab_stats_table *t;
-	bool (*get)(struct device *d, struct xfab_stats_sets *v);
-	void (*put)(struct device *d);
+	struct mutex *(*get)(struct device *d, struct xfab_stats_sets *v);
 	struct dev_ext_attribute *ext;	/* t->n of them */
 };
 
