@@ -213,31 +213,38 @@ static int bb_indirect_segs(struct xfab_bb_ring *ring, struct xfab_bb_req *req)
 				 &ring->dev->lim, req->segs);
 }
 
+/* A request's counters, in one update section. */
 static void bb_count(struct xfab_bb_ring *ring, const struct xfab_blk_req *h)
 {
-	xfab_bb_add(ring, indirect_req, h->indirect);
+	struct xfab_bb_stats *st = &ring->st;
+	u64_stats_t *req = NULL, *sect = &st->wr_sect;
+
 	switch (h->op) {
 	case XFAB_BLKOP_READ:
-		xfab_bb_inc(ring, rd_req);
-		xfab_bb_add(ring, rd_sect, h->nr_sectors);
+		req = &st->rd_req;
+		sect = &st->rd_sect;
 		break;
 	case XFAB_BLKOP_WRITE:
-		xfab_bb_inc(ring, wr_req);
-		xfab_bb_add(ring, wr_sect, h->nr_sectors);
+		req = &st->wr_req;
 		break;
 	case XFAB_BLKOP_WRITE_BARRIER:
-		xfab_bb_inc(ring, barrier_req);
-		xfab_bb_add(ring, wr_sect, h->nr_sectors);
+		req = &st->barrier_req;
 		break;
 	case XFAB_BLKOP_FLUSH_DISKCACHE:
-		xfab_bb_inc(ring, flush_req);
-		xfab_bb_add(ring, wr_sect, h->nr_sectors);
+		req = &st->flush_req;
 		break;
 	case XFAB_BLKOP_DISCARD:
-		xfab_bb_inc(ring, discard_req);
-		xfab_bb_add(ring, discard_sect, h->nr_sectors);
+		req = &st->discard_req;
+		sect = &st->discard_sect;
 		break;
 	}
+	u64_stats_update_begin(&st->sync);
+	u64_stats_add(&st->indirect_req, h->indirect);
+	if (req) {
+		u64_stats_inc(req);
+		u64_stats_add(sect, h->nr_sectors);
+	}
+	u64_stats_update_end(&st->sync);
 }
 
 /* Start one request copied out of the ring; false if it was refused. */

@@ -294,13 +294,11 @@ static void bf_fill(struct xfab_bf_ring *ring, struct xfab_bf_shadow *sh,
 		slot->u.rw.sector_number = sector;
 		bf_segments(ring, sh, slot->u.rw.seg, write);
 	}
-	if (write) {
-		xfab_bf_inc(ring, wr_req);
-		xfab_bf_add(ring, wr_sect, sh->bytes >> XFAB_BLK_SECTOR_SHIFT);
-	} else {
-		xfab_bf_inc(ring, rd_req);
-		xfab_bf_add(ring, rd_sect, sh->bytes >> XFAB_BLK_SECTOR_SHIFT);
-	}
+	u64_stats_update_begin(&ring->st.sync);
+	u64_stats_inc(write ? &ring->st.wr_req : &ring->st.rd_req);
+	u64_stats_add(write ? &ring->st.wr_sect : &ring->st.rd_sect,
+		      sh->bytes >> XFAB_BLK_SECTOR_SHIFT);
+	u64_stats_update_end(&ring->st.sync);
 }
 
 /*

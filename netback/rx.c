@@ -362,14 +362,17 @@ static void rx_answer(struct xfab_nb_queue *q, struct xfab_nb_rxp *p)
 			rx_extra(q, p->skb);
 		}
 	}
+	/* one update section for the packet's counters */
+	u64_stats_update_begin(&q->st.rx_sync);
 	if (ok) {
-		xfab_nb_rx_inc(q, rxr_packets);
-		xfab_nb_rx_add(q, rxr_bytes, p->skb->len);
-		xfab_nb_rx_add(q, rxr_slots, p->nslots + p->gso);
-		xfab_nb_rx_add(q, rxr_gso, p->gso);
+		u64_stats_inc(&q->st.rxr_packets);
+		u64_stats_add(&q->st.rxr_bytes, p->skb->len);
+		u64_stats_add(&q->st.rxr_slots, p->nslots + p->gso);
+		u64_stats_add(&q->st.rxr_gso, p->gso);
 	} else {
-		xfab_nb_rx_inc(q, rxr_drop_copy);
+		u64_stats_inc(&q->st.rxr_drop_copy);
 	}
+	u64_stats_update_end(&q->st.rx_sync);
 	dev_kfree_skb_any(p->skb);
 	p->skb = NULL;
 }

@@ -298,8 +298,10 @@ static void tx_deliver(struct xfab_nb_queue *q, int n)
 			kfree_skb(skb);
 			continue;
 		}
-		xfab_nb_tx_inc(q, txr_packets);
-		xfab_nb_tx_add(q, txr_bytes, p->pkt.len);
+		u64_stats_update_begin(&q->st.tx_sync);
+		u64_stats_inc(&q->st.txr_packets);
+		u64_stats_add(&q->st.txr_bytes, p->pkt.len);
+		u64_stats_update_end(&q->st.tx_sync);
 		netif_receive_skb(skb);
 	}
 }
