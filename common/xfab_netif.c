@@ -29,13 +29,6 @@ const char *xfab_tx_err_name(int err)
 	return tx_err_names[err];
 }
 
-/* Remember the first drop reason only: it names what the peer did first. */
-static void note_drop(int *drop, int why)
-{
-	if (!*drop)
-		*drop = why;
-}
-
 /* One extra-info record into x; returns its drop reason, or the end. */
 static int extra_take(const struct xen_netif_extra_info *e,
 		      bool gso_zero_ends, struct xfab_netif_extras *x)
@@ -81,8 +74,7 @@ int xfab_netif_extras(const void *slots, size_t stride, u32 first, u32 avail,
 		why = extra_take(&e, gso_zero_ends, x);
 		if (why < 0)
 			return why;
-		if (why && !*drop)
-			*drop = why;
+		xfab_note_drop(drop, why);
 		i++;
 	} while (e.flags & XEN_NETIF_EXTRA_FLAG_MORE);
 	return i;
@@ -109,9 +101,9 @@ static int tx_slot(u32 gref, u32 offset, u32 len, int *drop)
 	if (offset + len > XFAB_PAGE_SIZE)
 		return -XFAB_TX_CROSS_PAGE;
 	if (len == 0)
-		note_drop(drop, XFAB_TX_ZERO_FRAG);
+		xfab_note_drop(drop, XFAB_TX_ZERO_FRAG);
 	if (gref < GNTTAB_NR_RESERVED_ENTRIES)
-		note_drop(drop, XFAB_TX_BAD_GREF);
+		xfab_note_drop(drop, XFAB_TX_BAD_GREF);
 	return 0;
 }
 
@@ -164,7 +156,7 @@ int xfab_tx_check(const union xfab_tx_slot *slots, u32 avail, u32 max_frags,
 					 &pkt->ex, &why);
 		if (next < 0)
 			return tx_extra_err(-next);
-		note_drop(&drop, tx_extra_err(why));
+		xfab_note_drop(&drop, tx_extra_err(why));
 	}
 	next = tx_frags(slots, avail, next, pkt, &frag_bytes, &drop);
 	if (next < 0)
@@ -177,9 +169,9 @@ int xfab_tx_check(const union xfab_tx_slot *slots, u32 avail, u32 max_frags,
 		return -err;
 
 	if (first.size < XFAB_ETH_HLEN)
-		note_drop(&drop, XFAB_TX_RUNT);
+		xfab_note_drop(&drop, XFAB_TX_RUNT);
 	if (pkt->nr_frags > max_frags)
-		note_drop(&drop, XFAB_TX_TOO_MANY_FRAGS);
+		xfab_note_drop(&drop, XFAB_TX_TOO_MANY_FRAGS);
 	pkt->consumed = next;
 	return drop;
 }

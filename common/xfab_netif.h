@@ -46,6 +46,16 @@
 #define XFAB_ETH_HLEN 14
 #define XFAB_NETIF_MAX_EXTRAS (XFAB_NETIF_EXTRA_TYPES - 1)
 
+/*
+ * Keep the first drop reason of a packet only (0 is none): it names what
+ * the peer did first. Shared by the TX and RX walks and the extras.
+ */
+static inline void xfab_note_drop(int *drop, int why)
+{
+	if (!*drop)
+		*drop = why;
+}
+
 /* The extra-info records of one chain, by type. */
 struct xfab_netif_extras {
 	u16 nr;			/* records the chain carried */

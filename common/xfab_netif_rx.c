@@ -29,13 +29,6 @@ const char *xfab_rx_err_name(int err)
 	return rx_err_names[err];
 }
 
-/* The first reason wins: it names what the backend did first. */
-static void rx_note_drop(int *drop, int why)
-{
-	if (!*drop)
-		*drop = why;
-}
-
 /* An extras reason in RX terms (a zero GSO size only drops the packet). */
 static int rx_extra_err(int why)
 {
@@ -63,13 +56,13 @@ static int rx_data(const struct xen_netif_rx_response *r, u32 i,
 		return -XFAB_RX_BAD_ID;
 	pkt->data_slot[pkt->nr_data++] = i;
 	if (r->status < 0) {
-		rx_note_drop(drop, XFAB_RX_BACKEND_ERR);
+		xfab_note_drop(drop, XFAB_RX_BACKEND_ERR);
 		return 0;
 	}
 	if ((u32)r->offset + (u32)r->status > XFAB_PAGE_SIZE)
 		return -XFAB_RX_CROSS_PAGE;
 	if (r->status == 0 && pkt->nr_data > 1)
-		rx_note_drop(drop, XFAB_RX_ZERO_FRAG);
+		xfab_note_drop(drop, XFAB_RX_ZERO_FRAG);
 	pkt->len += r->status;
 	return 0;
 }
@@ -93,7 +86,7 @@ static int rx_walk(const union xfab_rx_slot *slots, u32 avail, u32 first_idx,
 						false, &pkt->ex, &why);
 			if (err < 0)
 				return -rx_extra_err(-err);
-			rx_note_drop(drop, rx_extra_err(why));
+			xfab_note_drop(drop, rx_extra_err(why));
 			i = err - 1;
 		}
 		if (!(r.flags & XEN_NETRXF_more_data))
@@ -125,9 +118,9 @@ int xfab_rx_check(const union xfab_rx_slot *slots, u32 avail, u32 first_idx,
 		return -next;
 	}
 	if (pkt->len > XFAB_RX_MAX_LEN)
-		rx_note_drop(&drop, XFAB_RX_TOO_BIG);
+		xfab_note_drop(&drop, XFAB_RX_TOO_BIG);
 	if (pkt->len < XFAB_ETH_HLEN)
-		rx_note_drop(&drop, XFAB_RX_RUNT);
+		xfab_note_drop(&drop, XFAB_RX_RUNT);
 	pkt->consumed = next;
 	return drop;
 }
