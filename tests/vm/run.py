@@ -141,8 +141,15 @@ def make_run_disk(image, workdir, args, scenarios):
     for sub in ("guest", "xl"):
         shutil.copytree(os.path.join(HERE, sub), os.path.join(rundir, sub))
     shutil.copytree(args.scenario_dir, os.path.join(rundir, "scenarios"))
-    log("building modules and helpers in the image chroot")
-    sh([os.path.join(HERE, "kbuild.sh"), os.path.join(image, "chroot"), rundir])
+    if args.prebuilt:
+        log(f"modules and helpers from {args.prebuilt}")
+        for sub in ("modules", "helpers"):
+            shutil.copytree(os.path.join(args.prebuilt, sub),
+                            os.path.join(rundir, sub))
+    else:
+        log("building modules and helpers in the image chroot")
+        sh([os.path.join(HERE, "kbuild.sh"), os.path.join(image, "chroot"),
+            rundir])
     with open(os.path.join(rundir, "run.conf"), "w") as f:
         f.write(run_conf(scenarios, args.scen_timeout, args.env))
     img = os.path.join(workdir, "run.img")
@@ -464,6 +471,11 @@ def main():
     ap.add_argument("--results", default=os.environ.get("XFAB_RESULTS",
                                                         os.path.join(TOP, "results")))
     ap.add_argument("--scen-timeout", type=int, default=900)
+    # make check has just built them (tests/vm/kbuild.sh in the image
+    # chroot, helpers included): the same build, not a second one
+    ap.add_argument("--prebuilt", metavar="DIR",
+                    help="modules/ and helpers/ of a kbuild.sh run against "
+                    "this image's chroot, instead of building them")
     ap.add_argument("--rerun-errors", type=int, default=0, metavar="N",
                     help="if 1..N scenarios end in ERROR (sick testbed), run them "
                          "again in a fresh boot and report that verdict (make check: 3)")
