@@ -41,62 +41,88 @@ for suite in unit harness; do
 	fi
 done
 
-fuzz_secs=10
-[ -n "${XFAB_FULL:-}" ] && fuzz_secs=300
-stage "fuzzing common/'s validators (${fuzz_secs}s per target)"
-if make -s fuzz FUZZ_SECONDS=$fuzz_secs; then
-	echo "PASS fuzz"
-	count 1 0
-else
-	echo "FAIL fuzz (crash input and log in build/fuzz/)"
-	count 0 1
-fi
-
 stage "testbed image (cached; cold build takes a few minutes)"
 image=$(tests/vm/image.sh) || { count 0 1; finish; }
 
-compile_check() {
-	local label=$1 chroot=$2 out
-	out=$(mktemp -d)
-	if tests/vm/kbuild.sh "$chroot" "$out" --no-helpers; then
-		echo "PASS compile $label"
-		count 1 0
-	else
-		echo "FAIL compile $label"
-		count 0 1
-	fi
-	rm -rf "$out"
-}
-stage "compile against Debian 13 (6.12) headers"
-compile_check "linux 6.12 (Debian 13)" "$image/chroot"
-stage "compile against Debian 12 (6.1) headers"
-if bw=$(tests/vm/build-chroot.sh bookworm); then
-	compile_check "linux 6.1 (Debian 12)" "$bw"
-else
-	count 0 1
-fi
+# The stages below come in pairs run at once: each keeps one of this
+# machine's two cores busy (libFuzzer is one process, kbuild and
+# checkpatch run without -j), so a pair takes as long as its longer half
+# (133 s -> about 80 s for the four stages). Each half writes its own
+# log, printed whole once the pair is done, and says PASS or FAIL per
+# check it made.
+jobs_dir=$(mktemp -d)
+trap 'rm -rf "$jobs_dir"' EXIT
+# the 6.12 build, helpers included, is the one the testbed boots
+prebuilt=$jobs_dir/prebuilt
 
-stage "checkpatch over the kernel code (make style)"
-if tests/style.sh; then
-	echo "PASS style"
-	count 1 0
-else
-	echo "FAIL style"
-	count 0 1
-fi
-stage "sparse over the modules, 6.12 headers (make sparse)"
-if tests/sparse.sh; then
-	echo "PASS sparse"
-	count 1 0
-else
-	echo "FAIL sparse"
-	count 0 1
-fi
+fuzz_secs=10
+[ -n "${XFAB_FULL:-}" ] && fuzz_secs=300
+job_fuzz() {
+	echo "--- fuzzing common/'s validators (${fuzz_secs}s per target)"
+	if make -s fuzz FUZZ_SECONDS=$fuzz_secs; then
+		echo "PASS fuzz"
+	else
+		echo "FAIL fuzz (crash input and log in build/fuzz/)"
+	fi
+}
+
+job_compile() {
+	local bw scratch
+	echo "--- compile against Debian 13 (6.12) headers, testbed helpers too"
+	if tests/vm/kbuild.sh "$image/chroot" "$prebuilt"; then
+		echo "PASS compile linux 6.12 (Debian 13)"
+	else
+		echo "FAIL compile linux 6.12 (Debian 13)"
+	fi
+	echo "--- compile against Debian 12 (6.1) headers"
+	scratch=$jobs_dir/bookworm
+	if bw=$(tests/vm/build-chroot.sh bookworm) &&
+	   tests/vm/kbuild.sh "$bw" "$scratch" --no-helpers; then
+		echo "PASS compile linux 6.1 (Debian 12)"
+	else
+		echo "FAIL compile linux 6.1 (Debian 12)"
+	fi
+}
+
+job_style() {
+	echo "--- checkpatch over the kernel code (make style)"
+	if tests/style.sh; then echo "PASS style"; else echo "FAIL style"; fi
+}
+
+job_sparse() {
+	echo "--- sparse over the modules, 6.12 headers (make sparse)"
+	if tests/sparse.sh; then echo "PASS sparse"; else echo "FAIL sparse"; fi
+}
+
+# pair JOB1 JOB2: both at once; then their logs, in order, and the count
+# of their PASS and FAIL lines (a half that printed neither failed).
+pair() {
+	local j pid1 pid2 p f
+	"$1" >"$jobs_dir/$1.log" 2>&1 &
+	pid1=$!
+	"$2" >"$jobs_dir/$2.log" 2>&1 &
+	pid2=$!
+	wait $pid1 $pid2
+	for j in "$1" "$2"; do
+		cat "$jobs_dir/$j.log"
+		p=$(grep -c '^PASS ' "$jobs_dir/$j.log")
+		f=$(grep -c '^FAIL ' "$jobs_dir/$j.log")
+		[ $((p + f)) = 0 ] && { echo "FAIL $j: ended without a verdict"; f=1; }
+		count "$p" "$f"
+	done
+}
+
+stage "fuzzing, and compiling against 6.12 and 6.1 (at once)"
+pair job_fuzz job_compile
+stage "checkpatch and sparse (at once)"
+pair job_style job_sparse
 
 stage "testbed scenarios (one boot)"
 # a scenario that ended in ERROR (sick testbed) runs once more in a fresh
 # boot; its verdict there counts (tests/vm/run.py --rerun-errors)
 scen_args=(--rerun-errors 3)
+# the modules and helpers built above (none: run.py builds them)
+[ -f "$prebuilt/modules/xfab_netback.ko" ] && scen_args+=(--prebuilt "$prebuilt")
 [ -n "${SCENARIOS:-}" ] && scen_args+=(--scenarios "$SCENARIOS")
 # the long form of the interop transfers (net_interop in lib.sh)
 [ -n "${XFAB_FULL:-}" ] && scen_args+=(--env XFER_SIZE=256M)
