@@ -2,7 +2,7 @@
 # 021 network lifecycle, xen-netfront <-> xfab_netback
 # Objective: xfab_netback handles a stock guest's lifecycle: xl
 #   network-detach/attach with a ping running; a vif attached with xl's
-#   rate=8Mb/s@20ms holds the guest's stream to that rate (and one
+#   rate=24Mb/s@20ms holds the guest's stream to that rate (and one
 #   attached without it does not); xl save + xl restore with a
 #   checksummed stream running; xl destroy mid-transfer leaves no vif,
 #   no domain and a zero xfab_netback summary. (No backend reload here:
