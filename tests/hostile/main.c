@@ -104,6 +104,7 @@ int hs_front_probe(struct xenbus_device *xdev, const struct hs_front_ops *ops)
 	return 0;
 }
 
+/* A backend that comes back after this gets a fresh setup, not the rest. */
 static void hs_front_down(struct hs_front *f)
 {
 	if (f->thread) {
@@ -111,6 +112,7 @@ static void hs_front_down(struct hs_front *f)
 		f->thread = NULL;
 	}
 	f->ops->teardown(f);
+	f->set_up = false;
 }
 
 void hs_front_changed(struct xenbus_device *xdev, enum xenbus_state state)

@@ -284,7 +284,8 @@ static void hs_ro_free(struct hs_vbd *v)
 {
 	unsigned int i;
 
-	for (i = 0; v->ro_page && i < HS_RO_PAGES; i++) {
+	/* hs_ro_alloc() may have failed with one array, or neither */
+	for (i = 0; v->ro_page && v->ro_ref && i < HS_RO_PAGES; i++) {
 		if (v->ro_ref[i] != INVALID_GRANT_REF)
 			gnttab_end_foreign_access(v->ro_ref[i], v->ro_page[i]);
 		else if (v->ro_page[i])
