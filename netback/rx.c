@@ -341,8 +341,14 @@ static bool rx_copies_ok(struct xfab_nb_queue *q, struct xfab_nb_rxp *p)
 	return true;
 }
 
+/* What one round answered, counted once per round, not per packet. */
+struct nb_rx_tally {
+	u64 packets, bytes, slots, gso, drop_copy;
+};
+
 /* Answer one packet's buffers in ring order. */
-static void rx_answer(struct xfab_nb_queue *q, struct xfab_nb_rxp *p)
+static void rx_answer(struct xfab_nb_queue *q, struct xfab_nb_rxp *p,
+		      struct nb_rx_tally *t)
 {
 	bool ok = rx_copies_ok(q, p);
 	u16 flags;
@@ -362,19 +368,35 @@ static void rx_answer(struct xfab_nb_queue *q, struct xfab_nb_rxp *p)
 			rx_extra(q, p->skb);
 		}
 	}
-	/* one update section for the packet's counters */
-	u64_stats_update_begin(&q->st.rx_sync);
 	if (ok) {
-		u64_stats_inc(&q->st.rxr_packets);
-		u64_stats_add(&q->st.rxr_bytes, p->skb->len);
-		u64_stats_add(&q->st.rxr_slots, p->nslots + p->gso);
-		u64_stats_add(&q->st.rxr_gso, p->gso);
+		t->packets++;
+		t->bytes += p->skb->len;
+		t->slots += p->nslots + p->gso;
+		t->gso += p->gso;
 	} else {
-		u64_stats_inc(&q->st.rxr_drop_copy);
+		t->drop_copy++;
 	}
-	u64_stats_update_end(&q->st.rx_sync);
 	dev_kfree_skb_any(p->skb);
 	p->skb = NULL;
+}
+
+/* A round's counters, copy calls included, in one update section. */
+static void rx_count(struct xfab_nb_queue *q, const struct nb_rx_tally *t,
+		     u32 nops)
+{
+	struct xfab_nb_stats *st = &q->st;
+
+	u64_stats_update_begin(&st->rx_sync);
+	u64_stats_add(&st->rxr_packets, t->packets);
+	u64_stats_add(&st->rxr_bytes, t->bytes);
+	u64_stats_add(&st->rxr_slots, t->slots);
+	u64_stats_add(&st->rxr_gso, t->gso);
+	u64_stats_add(&st->rxr_drop_copy, t->drop_copy);
+	if (nops) {
+		u64_stats_inc(&st->rxr_copy_calls);
+		u64_stats_add(&st->rxr_copy_ops, nops);
+	}
+	u64_stats_update_end(&st->rx_sync);
 }
 
 void xfab_nb_rx_work(struct work_struct *work)
@@ -386,16 +408,16 @@ void xfab_nb_rx_work(struct work_struct *work)
 
 	rx_unstall(q);
 	while (q->connected && !q->broken && rounds++ < 64) {
+		struct nb_rx_tally t = {};
+
 		n = rx_gather(q, &nops);
 		if (!n)
 			break;
-		if (nops) {
+		if (nops)
 			gnttab_batch_copy(q->rx_ops, nops);
-			xfab_nb_rx_inc(q, rxr_copy_calls);
-			xfab_nb_rx_add(q, rxr_copy_ops, nops);
-		}
 		for (i = 0; i < n; i++)
-			rx_answer(q, &q->rxp[i]);
+			rx_answer(q, &q->rxp[i], &t);
+		rx_count(q, &t, nops);
 		xfab_nb_publish(&q->rx_pushed, q->rx.rsp_prod_pvt,
 				&q->rx.sring->rsp_prod, &q->rx.sring->rsp_event,
 				q->rx_irq, &q->st.rx_sync, &q->st.rxr_kicks);
