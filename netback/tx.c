@@ -273,6 +273,7 @@ static bool tx_copies_ok(struct xfab_nb_queue *q, struct xfab_nb_txp *p)
 static void tx_deliver(struct xfab_nb_queue *q, int n)
 {
 	struct net_device *dev = q->vif->dev;
+	u64 packets = 0, bytes = 0;
 	int i;
 
 	for (i = 0; i < n; i++) {
@@ -298,12 +299,15 @@ static void tx_deliver(struct xfab_nb_queue *q, int n)
 			kfree_skb(skb);
 			continue;
 		}
-		u64_stats_update_begin(&q->st.tx_sync);
-		u64_stats_inc(&q->st.txr_packets);
-		u64_stats_add(&q->st.txr_bytes, p->pkt.len);
-		u64_stats_update_end(&q->st.tx_sync);
+		packets++;
+		bytes += p->pkt.len;
 		netif_receive_skb(skb);
 	}
+	/* the batch's deliveries, in one update section */
+	u64_stats_update_begin(&q->st.tx_sync);
+	u64_stats_add(&q->st.txr_packets, packets);
+	u64_stats_add(&q->st.txr_bytes, bytes);
+	u64_stats_update_end(&q->st.tx_sync);
 }
 
 static void tx_publish(struct xfab_nb_queue *q)
