@@ -162,8 +162,8 @@ domu_wait_ready() {
 		1)
 			log "$name (domid $id) ready after $((SECONDS - t0))s"
 			return 0 ;;
-		# a root that did not fit in memory unpacks partly, silently;
-		# domu-init looks for the last file of the archive
+		# a root that did not fit in memory unpacks partly; domu-init
+		# sees it (the kernel's log, the last file of the archive)
 		incomplete) error "$name: initramfs incomplete (too little memory for it?)" ;;
 		esac
 		n=$((n + 1))
