@@ -153,13 +153,18 @@ xfab_domain_died() {
 }
 
 run_scenario() {
-	local path=$1 scen status rc t0 reason="" lines died trap
+	local path=$1 scen status rc t0 reason="" lines died trap err
 	scen=$(basename "$path" .sh)
 	say "=== $scen"
 	echo "@@begin $scen" >&3
 	mark_logs
 	rm -f "$W/expected-domains" "$W/xfab-domains"
 	t0=$(date +%s)
+	if ! err=$(hotplug_scripts quick 2>&1); then
+		echo "@@end $scen ERROR 0 quick hotplug scripts: ${err//$'\n'/ }" >&3
+		say "=== $scen: ERROR quick hotplug scripts: $err"
+		return
+	fi
 	XFAB_SCEN=$scen timeout --kill-after=10 "${SCEN_TIMEOUT:-900}" \
 		bash "$path" > >(tee "$W/logs/$scen.log" | sed -u "s/^/[$scen] /" >/dev/console) 2>&1
 	rc=$?

@@ -377,6 +377,25 @@ load_backend() {
 	fi
 }
 
+# hotplug_scripts quick|debian: which vif-bridge and block scripts libxl
+# runs in dom0. The runner picks "quick" (guest/hotplug/, the same keys
+# written with a few programs instead of dozens: about 3 s less per vif
+# and per disk plugged and unplugged under TCG) before each scenario;
+# the stock baseline and the xfab-xfab interop scenarios ask for Debian's
+# own, so xfab's backends are tested with what a user's dom0 runs.
+# Call with no device plugged. Returns 1 (with the reason on stderr) if
+# it could not switch: the runner calls it outside any scenario.
+hotplug_scripts() {
+	local s d=/etc/xen/scripts
+	for s in vif-bridge block; do
+		if mountpoint -q "$d/$s"; then
+			umount "$d/$s" || return 1
+		fi
+		[ "$1" = debian ] && continue
+		mount --bind "$XFAB/guest/hotplug/$s" "$d/$s" || return 1
+	done
+}
+
 # ---- network pair helpers (interop matrix, lifecycle) ----
 
 # Module name of the driver bound to a net device ("" if none), in dom0

@@ -11,7 +11,10 @@
 # Topology: dom0 (xen-netback, xen-blkback, bridge xenbr0 10.0.0.1/24)
 #   <-> domU d1 (xen-netfront, xen-blkfront, eth0 10.0.0.2/24, 2 vCPUs),
 #   vbd phy:/dev/vdc (a scratch virtio disk of the L1 VM) as xvdb.
+#   Hotplug: Debian's vif-bridge and block scripts, as a user's dom0
+#   runs them (other scenarios use the testbed's quick ones).
 . /xfab/guest/lib.sh
+hotplug_scripts debian || error "could not switch to Debian's hotplug scripts"
 
 load_backend xen-blkback
 net_interop xen-netfront,xen-blkfront xen-netback --disk 'phy:/dev/vdc,xvdb,w'

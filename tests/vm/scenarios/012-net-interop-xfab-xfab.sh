@@ -9,7 +9,10 @@
 #   See net_interop in lib.sh.
 # Topology: dom0 (xfab_netback, bridge xenbr0 10.0.0.1/24) <-> domU d1
 #   (xfab_netfront, eth0 10.0.0.2/24, 2 vCPUs).
+#   Hotplug: Debian's vif-bridge and block scripts, as a user's dom0
+#   runs them (other scenarios use the testbed's quick ones).
 . /xfab/guest/lib.sh
+hotplug_scripts debian || error "could not switch to Debian's hotplug scripts"
 
 net_interop xfab_netfront xfab_netback
 pass "xfab_netfront <-> xfab_netback: drivers bound, ping, TCP both ways, UDP, 2 queues, jumbo"

@@ -21,8 +21,11 @@
 # Topology: dom0 (xfab_blkback; brd /dev/ram0 and a 256 MiB file) <->
 #   domU d1 (xfab_blkfront, 2 vCPUs, no network), disks xvdb (ram0,
 #   relaxed trust) and xvdc (the file, default trust).
+#   Hotplug: Debian's vif-bridge and block scripts, as a user's dom0
+#   runs them (other scenarios use the testbed's quick ones).
 . /xfab/guest/lib.sh
 . /xfab/guest/blk.sh
+hotplug_scripts debian || error "could not switch to Debian's hotplug scripts"
 
 BLK_KARGS=xfab_blkfront.split_kb=256
 blk_interop xfab_blkfront xfab_blkback xvdb
