@@ -35,6 +35,7 @@
 #include "xfab_copy.h"
 #include "xfab_credit.h"
 #include "xfab_kstats.h"
+#include "xfab_pool.h"
 
 /* One page per ring: netif has no multi-page rings. */
 #define XFAB_NB_TX_RING_SIZE __CONST_RING_SIZE(xen_netif_tx, XEN_PAGE_SIZE)
@@ -53,6 +54,7 @@
 /* Our pieces of one guest packet: the head (2) and up to 16 pages. */
 #define XFAB_NB_TX_DST 20
 extern unsigned int xfab_nb_rx_stall_secs;
+extern unsigned int xfab_nb_pool_pages;
 
 extern unsigned int xfab_nb_max_queues;
 extern unsigned int xfab_nb_rx_backlog;
@@ -66,6 +68,7 @@ extern struct dentry *xfab_nb_debugfs;
  */
 struct xfab_nb_totals {
 	atomic_t vifs, rings_mapped, irqs_bound, queues_connected;
+	atomic_t pool_pages;	/* frontend pool pages we have mapped */
 };
 extern struct xfab_nb_totals xfab_nb_totals;
 
@@ -84,10 +87,12 @@ struct xfab_nb_stats {
 	u64_stats_t txr_kicks;
 	u64_stats_t txr_copy_calls, txr_copy_ops;
 	u64_stats_t txr_rate_waits;	/* the rate limit held the ring back */
+	u64_stats_t txr_pool_ops, txr_pool_bytes;	/* memcpy from the pool */
 	struct u64_stats_sync rx_sync;
 	u64_stats_t rxr_packets, rxr_bytes, rxr_slots, rxr_gso;
 	u64_stats_t rxr_drop_copy, rxr_kicks;
 	u64_stats_t rxr_copy_calls, rxr_copy_ops;
+	u64_stats_t rxr_pool_ops, rxr_pool_bytes;	/* memcpy into the pool */
 	atomic64_t txr_irqs, txr_spurious, rxr_irqs, rxr_spurious;
 	atomic64_t rxr_drop_backlog;	/* xmit: guest not taking packets */
 	atomic64_t rxr_drop_down;	/* xmit: queue not connected */
@@ -96,6 +101,7 @@ struct xfab_nb_stats {
 	atomic64_t rxr_stops;
 	atomic64_t dbg_pokes;		/* debugfs writes (EOI + look) */
 	atomic64_t fatal;		/* a peer error disabled the vif */
+	atomic64_t pool_fail;		/* a pool that would not map: off */
 };
 
 /* One count by NAPI (TX ring) or the RX worker (RX ring). */
@@ -131,6 +137,32 @@ struct xfab_nb_rxp {
 	u16 op_first, op_count;
 };
 
+/*
+ * A frontend's pool as we mapped it (pool.c): refs is our checked copy of
+ * its list, pages[i] maps refs[i]. Set up before the queue connects and
+ * torn down after its datapath stopped; the datapath only reads it.
+ */
+struct xfab_nb_pool {
+	bool on;			/* every page mapped: use it */
+	bool readonly;			/* the TX pool: the guest's to write */
+	u32 n;
+	u32 *refs;
+	struct page **pages;
+	grant_handle_t *handles;
+	unsigned long *mapped_bit;	/* which pages[] are mapped */
+};
+
+/* Our mapping of pool page ref, or NULL: then it is a plain grant. */
+static inline void *xfab_nb_pool_va(const struct xfab_nb_pool *p, u32 ref)
+{
+	int i;
+
+	if (!p->on)
+		return NULL;
+	i = xfab_pool_find(p->refs, p->n, ref);
+	return i < 0 ? NULL : page_address(p->pages[i]);
+}
+
 struct xfab_nb_vif;
 
 struct xfab_nb_queue {
@@ -158,6 +190,9 @@ struct xfab_nb_queue {
 	struct xfab_seg tx_src[XFAB_TX_FATAL_SLOTS], tx_dst[XFAB_NB_TX_DST];
 	struct xfab_copy_op tx_plan[XFAB_TX_FATAL_SLOTS + XFAB_NB_TX_DST];
 	struct xfab_credit credit;	/* the "rate" limit; NAPI only */
+	struct xfab_nb_pool tx_pool;	/* the guest's TX pool, read-only */
+	u32 tx_pool_ops;		/* this batch's memcpys and bytes */
+	u64 tx_pool_bytes;
 	struct timer_list rate_timer;	/* reschedules NAPI when credit is due */
 	bool tx_throttled;		/* waiting for rate_timer */
 
@@ -172,6 +207,9 @@ struct xfab_nb_queue {
 	struct xfab_nb_rxp rxp[XFAB_NB_BATCH];
 	struct xfab_seg rx_src[XFAB_NB_RX_SRC], rx_dst[XFAB_NB_RX_MAX_DATA];
 	struct xfab_copy_op rx_plan[XFAB_NB_RX_SRC + XFAB_NB_RX_MAX_DATA];
+	struct xfab_nb_pool rx_pool;	/* the guest's RX pool, writable */
+	u32 rx_pool_ops;		/* this round's memcpys and bytes */
+	u64 rx_pool_bytes;
 
 	/* Copy batches, one per direction (different contexts). */
 	struct gnttab_copy *tx_ops, *rx_ops;
@@ -217,6 +255,11 @@ void xfab_nb_queue_disconnect(struct xfab_nb_queue *q);
 void xfab_nb_vif_carrier(struct xfab_nb_vif *vif, bool on);
 void xfab_nb_fatal(struct xfab_nb_queue *q, const char *why);
 void xfab_nb_eoi(struct xfab_nb_queue *q, int bit);
+
+/* pool.c */
+int xfab_nb_pool_map(struct xfab_nb_queue *q, struct xfab_nb_pool *p,
+		     grant_ref_t dir, u32 n, bool readonly, const char **why);
+void xfab_nb_pool_unmap(struct xfab_nb_pool *p);
 
 /* tx.c */
 int xfab_nb_tx_poll(struct napi_struct *napi, int budget);

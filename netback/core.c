@@ -6,3 +6,4 @@
 #include "../common/xfab_credit.c"
 #include "../common/xfab_xenbus.c"
 #include "../common/xfab_stats.c"
+#include "../common/xfab_pool.c"

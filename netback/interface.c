@@ -238,6 +238,9 @@ void xfab_nb_queue_disconnect(struct xfab_nb_queue *q)
 	cancel_work_sync(&q->rx_work);
 	cancel_delayed_work_sync(&q->rx_stall);
 	atomic64_add(xfab_nb_rx_purge(q), &q->st.rxr_drop_down);
+	/* the datapath is stopped: nothing reads the pools any more */
+	xfab_nb_pool_unmap(&q->tx_pool);
+	xfab_nb_pool_unmap(&q->rx_pool);
 	if (q->tx_addr) {
 		xenbus_unmap_ring_vfree(xdev, q->tx_addr);
 		atomic_dec(&xfab_nb_totals.rings_mapped);

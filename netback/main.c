@@ -35,6 +35,16 @@ unsigned int xfab_nb_rx_stall_secs = 10;
 module_param_named(rx_stall_secs, xfab_nb_rx_stall_secs, uint, 0644);
 MODULE_PARM_DESC(rx_stall_secs, "Seconds without guest RX buffers before its backlog is dropped (default 10)");
 
+/*
+ * Pages of an xfab frontend's pool we map per ring (each queue has a TX
+ * and an RX pool): dom0 address space and the guest's grant entries the
+ * fast path may pin, announced as xfab-pool-max-pages. 0 turns the pools
+ * off: every slot is then grant-copied, as for a stock frontend.
+ */
+unsigned int xfab_nb_pool_pages = XFAB_POOL_MAX_PAGES;
+module_param_named(pool_pages, xfab_nb_pool_pages, uint, 0444);
+MODULE_PARM_DESC(pool_pages, "Most pages of a frontend's TX or RX pool mapped per queue (default and maximum 1024; 0: no pools)");
+
 struct workqueue_struct *xfab_nb_wq;
 struct dentry *xfab_nb_debugfs;
 struct xfab_nb_totals xfab_nb_totals;
@@ -54,6 +64,11 @@ static int __init xfab_nb_init(void)
 	}
 	if (xfab_nb_rx_backlog < 65536 || !xfab_nb_rx_stall_secs) {
 		pr_err("xfab_netback: rx_backlog must be >= 65536 and rx_stall_secs > 0\n");
+		return -EINVAL;
+	}
+	if (xfab_nb_pool_pages > XFAB_POOL_MAX_PAGES) {
+		pr_err("xfab_netback: pool_pages=%u: at most %zu (one directory page of references)\n",
+		       xfab_nb_pool_pages, XFAB_POOL_MAX_PAGES);
 		return -EINVAL;
 	}
 	err = xfab_nb_stats_init();

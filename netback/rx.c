@@ -199,11 +199,28 @@ static u32 rx_src_segs(struct xfab_nb_queue *q, struct sk_buff *skb)
 	return n;
 }
 
+/*
+ * A piece into a page of the guest's RX pool: copied now, through our
+ * mapping (the planner kept it within the page). False: grant-copy it.
+ */
+static bool rx_pool_copy(struct xfab_nb_queue *q, const struct xfab_copy_op *c)
+{
+	void *dst = xfab_nb_pool_va(&q->rx_pool, q->rx_dst[c->di].page);
+
+	if (!dst)
+		return false;
+	memcpy(dst + c->doff, (void *)(q->rx_src[c->si].page << 12) + c->soff,
+	       c->len);
+	q->rx_pool_ops++;
+	q->rx_pool_bytes += c->len;
+	return true;
+}
+
 /* Take the buffers, plan the copies. Returns -E2BIG if it cannot be cut. */
 static int rx_plan_packet(struct xfab_nb_queue *q, struct xfab_nb_rxp *p,
 			  u32 need, u32 *nops)
 {
-	u32 i, ns, idx;
+	u32 i, ns, idx, k = 0;
 	int n;
 
 	for (i = 0; i < need; i++) {
@@ -228,11 +245,14 @@ static int rx_plan_packet(struct xfab_nb_queue *q, struct xfab_nb_rxp *p,
 	if (n < 0)
 		return n;
 	p->op_first = *nops;
-	p->op_count = n;
 	for (i = 0; i < n; i++) {
 		const struct xfab_copy_op *c = &q->rx_plan[i];
-		struct gnttab_copy *op = &q->rx_ops[*nops + i];
+		struct gnttab_copy *op;
 
+		p->used[c->di] = max_t(u16, p->used[c->di], c->doff + c->len);
+		if (rx_pool_copy(q, c))
+			continue;
+		op = &q->rx_ops[*nops + k++];
 		op->source.u.gmfn = virt_to_gfn((void *)(q->rx_src[c->si].page << 12));
 		op->source.domid = DOMID_SELF;
 		op->source.offset = c->soff;
@@ -241,9 +261,9 @@ static int rx_plan_packet(struct xfab_nb_queue *q, struct xfab_nb_rxp *p,
 		op->dest.offset = c->doff;
 		op->len = c->len;
 		op->flags = GNTCOPY_dest_gref;
-		p->used[c->di] = max_t(u16, p->used[c->di], c->doff + c->len);
 	}
-	*nops += n;
+	p->op_count = k;
+	*nops += k;
 	return 0;
 }
 
@@ -396,6 +416,8 @@ static void rx_count(struct xfab_nb_queue *q, const struct nb_rx_tally *t,
 		u64_stats_inc(&st->rxr_copy_calls);
 		u64_stats_add(&st->rxr_copy_ops, nops);
 	}
+	u64_stats_add(&st->rxr_pool_ops, q->rx_pool_ops);
+	u64_stats_add(&st->rxr_pool_bytes, q->rx_pool_bytes);
 	u64_stats_update_end(&st->rx_sync);
 }
 
@@ -410,6 +432,8 @@ void xfab_nb_rx_work(struct work_struct *work)
 	while (q->connected && !q->broken && rounds++ < 64) {
 		struct nb_rx_tally t = {};
 
+		q->rx_pool_ops = 0;
+		q->rx_pool_bytes = 0;
 		n = rx_gather(q, &nops);
 		if (!n)
 			break;

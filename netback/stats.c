@@ -22,13 +22,15 @@ static const struct xfab_stat nb_fixed[] = {
 	NB_TX(txr_gso), NB_TX(txr_drop_copy), NB_TX(txr_drop_csum),
 	NB_TX(txr_drop_nomem), NB_AT(txr_irqs), NB_AT(txr_spurious),
 	NB_TX(txr_kicks), NB_TX(txr_copy_calls), NB_TX(txr_copy_ops),
-	NB_TX(txr_rate_waits), NB_AT(dbg_pokes),
+	NB_TX(txr_rate_waits), NB_TX(txr_pool_ops), NB_TX(txr_pool_bytes),
+	NB_AT(dbg_pokes),
 	NB_RX(rxr_packets), NB_RX(rxr_bytes), NB_RX(rxr_slots),
 	NB_RX(rxr_gso), NB_AT(rxr_drop_backlog), NB_AT(rxr_drop_down),
 	NB_AT(rxr_drop_big), NB_RX(rxr_drop_copy), NB_AT(rxr_drop_nomem),
 	NB_AT(rxr_drop_stall), NB_AT(rxr_irqs), NB_AT(rxr_spurious),
 	NB_RX(rxr_kicks), NB_AT(rxr_stops), NB_RX(rxr_copy_calls),
-	NB_RX(rxr_copy_ops), NB_AT(fatal),
+	NB_RX(rxr_copy_ops), NB_RX(rxr_pool_ops), NB_RX(rxr_pool_bytes),
+	NB_AT(pool_fail), NB_AT(fatal),
 };
 
 /* The fixed counters, then one per TX-ring error reason (1..). */
@@ -213,11 +215,12 @@ void xfab_nb_debugfs_del(struct xfab_nb_queue *q)
 
 static int nb_summary_show(struct seq_file *m, void *unused)
 {
-	seq_printf(m, "vifs %d\nqueues_connected %d\nrings_mapped %d\nirqs_bound %d\n",
+	seq_printf(m, "vifs %d\nqueues_connected %d\nrings_mapped %d\nirqs_bound %d\npool_pages %d\n",
 		   atomic_read(&xfab_nb_totals.vifs),
 		   atomic_read(&xfab_nb_totals.queues_connected),
 		   atomic_read(&xfab_nb_totals.rings_mapped),
-		   atomic_read(&xfab_nb_totals.irqs_bound));
+		   atomic_read(&xfab_nb_totals.irqs_bound),
+		   atomic_read(&xfab_nb_totals.pool_pages));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(nb_summary);

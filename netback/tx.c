@@ -94,11 +94,28 @@ static u32 tx_src_segs(struct xfab_nb_queue *q, const struct xfab_tx_pkt *pkt)
 	return n;
 }
 
+/*
+ * A piece from a page of the guest's TX pool: copied now, through our
+ * mapping (the planner kept it within the page). False: grant-copy it.
+ */
+static bool tx_pool_copy(struct xfab_nb_queue *q, const struct xfab_copy_op *c)
+{
+	void *src = xfab_nb_pool_va(&q->tx_pool, q->tx_src[c->si].page);
+
+	if (!src)
+		return false;
+	memcpy((void *)(q->tx_dst[c->di].page << 12) + c->doff, src + c->soff,
+	       c->len);
+	q->tx_pool_ops++;
+	q->tx_pool_bytes += c->len;
+	return true;
+}
+
 /* Plan the copies of a validated packet into the batch at *nops. */
 static int tx_plan_packet(struct xfab_nb_queue *q, struct xfab_nb_txp *p,
 			  u32 *nops)
 {
-	u32 ns, nd, i;
+	u32 ns, nd, i, k = 0;
 	int n;
 
 	p->skb = tx_alloc_skb(q, p->pkt.len, &nd);
@@ -113,10 +130,13 @@ static int tx_plan_packet(struct xfab_nb_queue *q, struct xfab_nb_txp *p,
 		return n;
 	}
 	p->op_first = *nops;
-	p->op_count = n;
 	for (i = 0; i < n; i++) {
 		const struct xfab_copy_op *c = &q->tx_plan[i];
-		struct gnttab_copy *op = &q->tx_ops[*nops + i];
+		struct gnttab_copy *op;
+
+		if (tx_pool_copy(q, c))
+			continue;
+		op = &q->tx_ops[*nops + k++];
 
 		op->source.u.ref = q->tx_src[c->si].page;
 		op->source.domid = q->vif->domid;
@@ -127,7 +147,8 @@ static int tx_plan_packet(struct xfab_nb_queue *q, struct xfab_nb_txp *p,
 		op->len = c->len;
 		op->flags = GNTCOPY_source_gref;
 	}
-	*nops += n;
+	p->op_count = k;
+	*nops += k;
 	return 0;
 }
 
@@ -310,6 +331,21 @@ static void tx_deliver(struct xfab_nb_queue *q, int n)
 	u64_stats_update_end(&q->st.tx_sync);
 }
 
+/* A batch's copies, by hypercall and by memcpy, in one update section. */
+static void tx_count_copies(struct xfab_nb_queue *q, u32 nops)
+{
+	struct xfab_nb_stats *st = &q->st;
+
+	u64_stats_update_begin(&st->tx_sync);
+	if (nops) {
+		u64_stats_inc(&st->txr_copy_calls);
+		u64_stats_add(&st->txr_copy_ops, nops);
+	}
+	u64_stats_add(&st->txr_pool_ops, q->tx_pool_ops);
+	u64_stats_add(&st->txr_pool_bytes, q->tx_pool_bytes);
+	u64_stats_update_end(&st->tx_sync);
+}
+
 static void tx_publish(struct xfab_nb_queue *q)
 {
 	xfab_nb_publish(&q->tx_pushed, q->tx.rsp_prod_pvt,
@@ -339,14 +375,14 @@ int xfab_nb_tx_poll(struct napi_struct *napi, int budget)
 
 	while (done < budget && q->connected && !q->broken &&
 	       !READ_ONCE(q->tx_throttled)) {
+		q->tx_pool_ops = 0;
+		q->tx_pool_bytes = 0;
 		n = tx_gather(q, min(budget - done, XFAB_NB_BATCH), &nops);
 		if (n <= 0)
 			break;
-		if (nops) {
+		if (nops)
 			gnttab_batch_copy(q->tx_ops, nops);
-			xfab_nb_tx_inc(q, txr_copy_calls);
-			xfab_nb_tx_add(q, txr_copy_ops, nops);
-		}
+		tx_count_copies(q, nops);
 		tx_deliver(q, n);
 		tx_publish(q);
 		done += n;

@@ -107,6 +107,36 @@ static int be_rate(struct nb_backend *be)
 	return err;
 }
 
+/*
+ * One of the frontend's pools (kind "tx" or "rx"), if it published one:
+ * mapped before the queue connects. A pool that will not map is only
+ * logged and counted; the queue works without it.
+ */
+static void fe_queue_pool(struct nb_backend *be, struct xfab_nb_queue *q,
+			  const char *dir, const char *kind,
+			  struct xfab_nb_pool *p, bool readonly)
+{
+	unsigned int ref, pages;
+	const char *why = NULL;
+	char key[2][24];
+
+	if (!xfab_nb_pool_pages)
+		return;
+	snprintf(key[0], sizeof(key[0]), "xfab-%s-pool-ref", kind);
+	snprintf(key[1], sizeof(key[1]), "xfab-%s-pool-pages", kind);
+	if (xenbus_gather(XBT_NIL, dir, key[0], "%u", &ref, key[1], "%u",
+			  &pages, NULL))
+		return;		/* no pool: plain grants */
+	if (!xfab_nb_pool_map(q, p, ref, pages, readonly, &why)) {
+		dev_info(&be->xdev->dev, "queue %u: %s pool of %u pages mapped\n",
+			 q->id, kind, pages);
+		return;
+	}
+	atomic64_inc(&q->st.pool_fail);
+	dev_warn(&be->xdev->dev, "queue %u: %s pool (ref %u, %u pages) not used: %s\n",
+		 q->id, kind, ref, pages, why);
+}
+
 /* One queue's rings and channels, from dir (the frontend's or queue-N). */
 static int fe_queue_connect(struct nb_backend *be, struct xfab_nb_queue *q,
 			    const char *dir)
@@ -134,6 +164,8 @@ static int fe_queue_connect(struct nb_backend *be, struct xfab_nb_queue *q,
 			return err;
 		}
 	}
+	fe_queue_pool(be, q, dir, "tx", &q->tx_pool, true);
+	fe_queue_pool(be, q, dir, "rx", &q->rx_pool, false);
 	err = xfab_nb_queue_connect(q, tx_ref, rx_ref, tx_ev, rx_ev);
 	/* One line per queue: what a stalled queue is bound to, for diag. */
 	if (!err)
@@ -301,7 +333,11 @@ static int nb_features(struct xenbus_transaction t, void *arg)
 	       xenbus_printf(t, node, "feature-rx-flip", "0") ?:
 	       xenbus_printf(t, node, "feature-split-event-channels", "1") ?:
 	       xenbus_printf(t, node, "multi-queue-max-queues", "%u",
-			     xfab_nb_max_queues);
+			     xfab_nb_max_queues) ?:
+	       xenbus_printf(t, node, "feature-xfab-pool", "%u",
+			     xfab_nb_pool_pages ? 1 : 0) ?:
+	       xenbus_printf(t, node, "xfab-pool-max-pages", "%u",
+			     xfab_nb_pool_pages);
 }
 
 static void nb_remove(struct xenbus_device *xdev)

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * A frontend's page pool, mapped once per connect (docs/protocol.md, "netif:
+ * the xfab fast path"). The frontend lists the pool's grant references in
+ * a directory page; we copy the list out, check it (common/xfab_pool),
+ * and map every page in one batch. From then on the datapath moves the
+ * bytes of a slot that names a pool page with memcpy through our mapping
+ * instead of a grant-copy hypercall. Anything that goes wrong here turns
+ * the pool off for that ring, counted and logged: the vif carries on with
+ * grant copy, which every slot still allows.
+ *
+ * Runs in xenbus context (connect, disconnect) with the datapath of the
+ * queue stopped, so nothing here races a reader of the mappings.
+ */
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <xen/grant_table.h>
+#include <xen/page.h>
+#include "common.h"
+
+/* Unmap operations per hypercall at teardown (on the stack). */
+#define NB_POOL_UNMAP_BATCH 16
+
+static unsigned long nb_kaddr(struct page *page)
+{
+	return (unsigned long)pfn_to_kaddr(page_to_pfn(page));
+}
+
+/* Copy the frontend's list out of its directory page (granted read-only). */
+static int nb_pool_read_dir(struct xfab_nb_queue *q, grant_ref_t dir,
+			    u32 *refs, u32 n)
+{
+	struct gnttab_map_grant_ref map;
+	struct gnttab_unmap_grant_ref unmap;
+	struct page *page;
+	int err;
+
+	if (gnttab_alloc_pages(1, &page))
+		return -ENOMEM;
+	gnttab_set_map_op(&map, nb_kaddr(page),
+			  GNTMAP_host_map | GNTMAP_readonly, dir,
+			  q->vif->domid);
+	map.status = GNTST_general_error;
+	err = gnttab_map_refs(&map, NULL, &page, 1);
+	if (err || map.status != GNTST_okay) {
+		/* after a failed call the page's state is unknown: leak it */
+		if (!err)
+			gnttab_free_pages(1, &page);
+		return -EIO;
+	}
+	memcpy(refs, page_address(page), n * sizeof(*refs));
+	gnttab_set_unmap_op(&unmap, nb_kaddr(page), GNTMAP_host_map,
+			    map.handle);
+	if (gnttab_unmap_refs(&unmap, NULL, &page, 1))
+		return -EIO;	/* the page may still be the guest's: leak it */
+	gnttab_free_pages(1, &page);
+	return 0;
+}
+
+/*
+ * Unmap the mapped pages (handles[i] valid) and give back every page we
+ * may reuse. A page Xen would not unmap, or whose map call failed, is
+ * leaked: it may still show the guest's memory.
+ */
+static void nb_pool_release(struct xfab_nb_pool *p)
+{
+	struct gnttab_unmap_grant_ref ops[NB_POOL_UNMAP_BATCH];
+	struct page *pages[NB_POOL_UNMAP_BATCH];
+	u32 i, nr = 0;
+
+	for (i = 0; i <= p->n; i++) {
+		bool last = i == p->n;
+
+		if (!last && p->mapped_bit && test_bit(i, p->mapped_bit)) {
+			gnttab_set_unmap_op(&ops[nr], nb_kaddr(p->pages[i]),
+					    GNTMAP_host_map, p->handles[i]);
+			pages[nr++] = p->pages[i];
+			p->pages[i] = NULL;
+		}
+		if (nr && (nr == NB_POOL_UNMAP_BATCH || last)) {
+			if (gnttab_unmap_refs(ops, NULL, pages, nr)) {
+				pr_err_ratelimited("xfab_netback: unmapping %u pool pages failed\n",
+						   nr);
+			} else {
+				atomic_sub(nr, &xfab_nb_totals.pool_pages);
+				gnttab_free_pages(nr, pages);
+			}
+			nr = 0;
+		}
+	}
+	for (i = 0; i < p->n; i++)
+		if (p->pages && p->pages[i])
+			gnttab_free_pages(1, &p->pages[i]);
+}
+
+/* Map all n pages at once; on any failure, undo (see nb_pool_release). */
+static int nb_pool_map_all(struct xfab_nb_queue *q, struct xfab_nb_pool *p)
+{
+	u32 flags = GNTMAP_host_map | (p->readonly ? GNTMAP_readonly : 0);
+	struct gnttab_map_grant_ref *ops;
+	int err = 0;
+	u32 i;
+
+	ops = kvcalloc(p->n, sizeof(*ops), GFP_KERNEL);
+	if (!ops)
+		return -ENOMEM;
+	for (i = 0; i < p->n; i++) {
+		gnttab_set_map_op(&ops[i], nb_kaddr(p->pages[i]), flags,
+				  p->refs[i], q->vif->domid);
+		ops[i].status = GNTST_general_error;
+	}
+	if (gnttab_map_refs(ops, NULL, p->pages, p->n)) {
+		/* which pages are mapped is unknown: keep them all out */
+		memset(p->pages, 0, p->n * sizeof(*p->pages));
+		err = -EIO;
+		goto out;
+	}
+	for (i = 0; i < p->n; i++) {
+		if (ops[i].status != GNTST_okay) {
+			err = -EIO;
+			continue;
+		}
+		p->handles[i] = ops[i].handle;
+		set_bit(i, p->mapped_bit);
+		atomic_inc(&xfab_nb_totals.pool_pages);
+	}
+out:
+	kvfree(ops);
+	return err;
+}
+
+/* Idempotent; the error path of xfab_nb_pool_map() too. */
+void xfab_nb_pool_unmap(struct xfab_nb_pool *p)
+{
+	WRITE_ONCE(p->on, false);
+	if (p->pages)
+		nb_pool_release(p);
+	kvfree(p->pages);
+	kvfree(p->handles);
+	kvfree(p->refs);
+	bitmap_free(p->mapped_bit);
+	p->pages = NULL;
+	p->handles = NULL;
+	p->refs = NULL;
+	p->mapped_bit = NULL;
+	p->n = 0;
+}
+
+static int nb_pool_alloc(struct xfab_nb_pool *p, u32 n)
+{
+	p->refs = kvcalloc(n, sizeof(*p->refs), GFP_KERNEL);
+	p->handles = kvcalloc(n, sizeof(*p->handles), GFP_KERNEL);
+	p->mapped_bit = bitmap_zalloc(n, GFP_KERNEL);
+	p->pages = kvcalloc(n, sizeof(*p->pages), GFP_KERNEL);
+	if (!p->refs || !p->handles || !p->mapped_bit || !p->pages)
+		return -ENOMEM;
+	if (gnttab_alloc_pages(n, p->pages)) {
+		kvfree(p->pages);
+		p->pages = NULL;
+		return -ENOMEM;
+	}
+	p->n = n;
+	return 0;
+}
+
+/*
+ * Map the pool of n pages listed at directory grant dir. Returns 0 with
+ * the pool on, or an error with *why saying what failed (the pool is
+ * left off and empty).
+ */
+int xfab_nb_pool_map(struct xfab_nb_queue *q, struct xfab_nb_pool *p,
+		     grant_ref_t dir, u32 n, bool readonly, const char **why)
+{
+	int err;
+
+	p->readonly = readonly;
+	if (!n || n > xfab_nb_pool_pages || n > XFAB_POOL_MAX_PAGES) {
+		*why = "page count out of range";
+		return -EINVAL;
+	}
+	err = nb_pool_alloc(p, n);
+	if (err) {
+		*why = "no memory for the pool";
+		goto fail;
+	}
+	err = nb_pool_read_dir(q, dir, p->refs, n);
+	if (err) {
+		*why = "directory page would not map";
+		goto fail;
+	}
+	err = xfab_pool_check(p->refs, n, xfab_nb_pool_pages);
+	if (err) {
+		*why = xfab_pool_err_name(err);
+		err = -EINVAL;
+		goto fail;
+	}
+	err = nb_pool_map_all(q, p);
+	if (err) {
+		*why = "a pool page would not map";
+		goto fail;
+	}
+	WRITE_ONCE(p->on, true);
+	return 0;
+fail:
+	xfab_nb_pool_unmap(p);
+	return err;
+}
