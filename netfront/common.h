@@ -154,6 +154,9 @@ struct xfab_nf_queue {
 	u16 tx_id_link[XFAB_NF_TX_RING_SIZE];
 	u8 tx_id_busy[XFAB_NF_TX_RING_SIZE];
 	struct xfab_nf_tx_buf tx_buf[XFAB_NF_TX_RING_SIZE];
+	/* the bounce pool's list for an xfab backend (xfab-tx-pool-ref) */
+	struct page *tx_pool_dir;
+	grant_ref_t tx_pool_dir_ref;
 
 	/* RX: owned by NAPI */
 	struct xen_netif_rx_front_ring rx ____cacheline_aligned_in_smp;
@@ -182,6 +185,7 @@ struct xfab_nf_backend {
 	bool gso_tcpv6;
 	bool ipv6_csum;
 	bool no_csum;
+	unsigned int pool_max;	/* xfab-pool-max-pages (0: no pools) */
 };
 
 #define XFAB_NF_BROKEN 0	/* info->flags: disabled until the next connect */
@@ -224,6 +228,7 @@ void xfab_nf_tx_complete(struct xfab_nf_queue *q);
 bool xfab_nf_tx_pending(struct xfab_nf_queue *q);
 void xfab_nf_tx_release(struct xfab_nf_queue *q);
 int xfab_nf_tx_pool_create(struct xfab_nf_queue *q);
+int xfab_nf_tx_pool_publish(struct xfab_nf_queue *q);
 
 /* rx.c */
 int xfab_nf_poll(struct napi_struct *napi, int budget);

@@ -101,7 +101,7 @@ static int nf_rings(struct xfab_nf_queue *q)
 		return err;
 	q->tx_gref_pool = true;
 	if (q->info->bounce) {
-		err = xfab_nf_tx_pool_create(q);
+		err = xfab_nf_tx_pool_create(q) ?: xfab_nf_tx_pool_publish(q);
 		if (err)
 			return err;
 	}

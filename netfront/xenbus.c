@@ -67,6 +67,9 @@ static void nf_read_backend(struct xenbus_device *dev, struct xfab_nf_backend *b
 	be->gso_tcpv6 = xenbus_read_unsigned(o, "feature-gso-tcpv6", 0);
 	be->ipv6_csum = xenbus_read_unsigned(o, "feature-ipv6-csum-offload", 0);
 	be->no_csum = xenbus_read_unsigned(o, "feature-no-csum-offload", 0);
+	be->pool_max = 0;
+	if (xenbus_read_unsigned(o, "feature-xfab-pool", 0))
+		be->pool_max = xenbus_read_unsigned(o, "xfab-pool-max-pages", 0);
 }
 
 static unsigned int nf_num_queues(struct xfab_nf_info *info)
@@ -132,6 +135,21 @@ static int nf_write_queue(struct xenbus_transaction xbt, const char *dir,
 	return xenbus_printf(xbt, dir, "event-channel", "%u", q->tx_evtchn);
 }
 
+/* The TX pool's list, for an xfab backend; none: remove stale keys. */
+static int nf_write_pool(struct xenbus_transaction xbt, const char *dir,
+			 struct xfab_nf_queue *q)
+{
+	if (!q->tx_pool_dir) {
+		nf_rm(xbt, dir, "xfab-tx-pool-ref");
+		nf_rm(xbt, dir, "xfab-tx-pool-pages");
+		return 0;
+	}
+	return xenbus_printf(xbt, dir, "xfab-tx-pool-ref", "%u",
+			     q->tx_pool_dir_ref) ?:
+	       xenbus_printf(xbt, dir, "xfab-tx-pool-pages", "%u",
+			     (unsigned int)XFAB_NF_TX_RING_SIZE);
+}
+
 /* Queue keys: flat for one queue, under queue-N/ for more. */
 static int nf_write_queues(struct xenbus_transaction xbt,
 			   struct xfab_nf_info *info)
@@ -144,7 +162,8 @@ static int nf_write_queues(struct xenbus_transaction xbt,
 
 	if (info->num_queues == 1) {
 		nf_rm(xbt, node, "multi-queue-num-queues");
-		return nf_write_queue(xbt, node, &info->queues[0], split);
+		return nf_write_queue(xbt, node, &info->queues[0], split) ?:
+		       nf_write_pool(xbt, node, &info->queues[0]);
 	}
 	err = xenbus_printf(xbt, node, "multi-queue-num-queues", "%u",
 			    info->num_queues);
@@ -152,7 +171,8 @@ static int nf_write_queues(struct xenbus_transaction xbt,
 		dir = kasprintf(GFP_KERNEL, "%s/queue-%u", node, i);
 		if (!dir)
 			return -ENOMEM;
-		err = nf_write_queue(xbt, dir, &info->queues[i], split);
+		err = nf_write_queue(xbt, dir, &info->queues[i], split) ?:
+		      nf_write_pool(xbt, dir, &info->queues[i]);
 		kfree(dir);
 	}
 	return err;

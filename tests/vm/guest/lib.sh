@@ -631,6 +631,42 @@ vif_counter() {
 	ethtool -S "$1" | awk -v c="$2:" '$1 == c { print $2; n++ } END { if (!n) print 0 }'
 }
 
+# net_pool_check DOMID tx|none: what xfab_netback made of the guest's
+# pools (docs/protocol.md, "netif: the xfab fast path"). tx: an xfab
+# frontend in default trust published its TX bounce pool; every queue's
+# pool (256 pages) is mapped and every TX byte came from it by memcpy,
+# with no TX grant copy at all. none: a frontend that published nothing
+# (stock) gets no mapping and plain grant copies. Either way no pool
+# failed to map.
+net_pool_check() {
+	local dev=vif$1.0 want=$2 nq ops calls bytes fail pages
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+	nq=$(xenstore-read "/local/domain/$1/device/vif/0/multi-queue-num-queues" 2>/dev/null || echo 1)
+	ops=$(vif_counter "$dev" txr_pool_ops)
+	bytes=$(vif_counter "$dev" txr_pool_bytes)
+	calls=$(vif_counter "$dev" txr_copy_calls)
+	fail=$(vif_counter "$dev" pool_fail)
+	pages=$(awk '$1 == "pool_pages" { print $2 }' /sys/kernel/debug/xfab_netback/summary)
+	figure tx_pool_ops "$ops"
+	figure tx_pool_bytes "$bytes"
+	figure tx_copy_calls "$calls"
+	figure pool_pages "$pages"
+	[ "$fail" = 0 ] || fail "xfab_netback: pool_fail=$fail (see dom0's kernel log)"
+	case $want in
+	tx)
+		[ "$pages" = $((256 * nq)) ] ||
+			fail "pool_pages=$pages with $nq queues, want $((256 * nq)) (the guest's TX pools)"
+		[ "$ops" -gt 0 ] && [ "$calls" = 0 ] ||
+			fail "TX with the guest's pool mapped: $ops memcpys, $calls grant-copy calls (want some, and none)"
+		log "TX pool: $pages pages mapped, $bytes bytes by memcpy, no TX grant copy" ;;
+	none)
+		[ "$pages" = 0 ] && [ "$ops" = 0 ] && [ "$calls" -gt 0 ] ||
+			fail "no pool published, yet pool_pages=$pages txr_pool_ops=$ops (grant-copy calls $calls)"
+		log "no pool: TX by grant copy ($calls calls)" ;;
+	*) error "net_pool_check: want tx or none, not '$want'" ;;
+	esac
+}
+
 # The vif "rate=" limit, which xl writes to the backend's "rate" key as
 # "<bytes>,<usec>": a checksummed 8 MiB stream from the guest must not
 # beat that rate by more than 20 %, and the backend must have held its
