@@ -117,8 +117,8 @@ struct xfab_nf_stats {
 /*
  * One TX ring slot, indexed by its request id. In place: skb, page and
  * gref are set while the id is in flight. Bounce: page and gref are the
- * id's pool page and its read-only grant, from connect to teardown; skb
- * stays NULL (the data was copied).
+ * id's pool page and its read-only grant, from connect to teardown; the
+ * packet's last slot holds the skb (one reference) until it is answered.
  */
 struct xfab_nf_tx_buf {
 	struct sk_buff *skb;	/* holds one skb reference per slot */
