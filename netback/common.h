@@ -99,6 +99,7 @@ struct xfab_nb_stats {
 	atomic64_t rxr_drop_big, rxr_drop_nomem;
 	atomic64_t rxr_drop_stall;	/* purged, or xmit while stalled */
 	atomic64_t rxr_stops;
+	atomic64_t rxr_direct;		/* copied in start_xmit, not queued */
 	atomic64_t dbg_pokes;		/* debugfs writes (EOI + look) */
 	atomic64_t fatal;		/* a peer error disabled the vif */
 	atomic64_t pool_fail;		/* a pool that would not map: off */

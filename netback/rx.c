@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * dom0 stack -> guest RX ring. start_xmit queues the skb on its queue and
- * wakes the queue's worker; the worker takes the guest's posted buffers
- * (RX requests), grant-copies the packet into them densely (every buffer
- * filled to 4 KiB before the next), and answers in ring order, the GSO
- * extra in the second slot, as the protocol lays it out.
+ * dom0 stack -> guest RX ring. When nothing is queued for the guest and
+ * it has posted buffers for the whole packet, start_xmit copies the
+ * packet into them itself, in the sender's context: no hop to another
+ * thread per packet. Otherwise it queues the skb and wakes the queue's
+ * worker, which drains the backlog in batches as buffers come. Either
+ * way the packet is copied densely (every buffer filled to 4 KiB before
+ * the next) and answered in ring order, the GSO extra in the second
+ * slot, as the protocol lays it out. Both work on the ring under the
+ * net_device queue's xmit lock, so they never meet there.
  *
  * Queueing is bounded (rx_backlog bytes per queue): past it the net_device
  * queue stops. A backlog that has not moved for rx_stall_secs, stopped or
@@ -36,6 +40,8 @@ static bool rx_skb_ok(const struct sk_buff *skb)
 	rx_slots_needed(skb, &data);
 	return data <= XFAB_NB_RX_MAX_DATA;
 }
+
+static bool rx_direct(struct xfab_nb_queue *q, struct sk_buff *skb);
 
 static void rx_queue_stop(struct xfab_nb_queue *q)
 {
@@ -69,6 +75,8 @@ netdev_tx_t xfab_nb_start_xmit(struct sk_buff *skb, struct net_device *dev)
 		atomic64_inc(&q->st.rxr_drop_stall);
 		goto drop;
 	}
+	if (skb_queue_empty_lockless(&q->rx_queue) && rx_direct(q, skb))
+		return NETDEV_TX_OK;
 	spin_lock_bh(&q->rx_queue.lock);
 	if (q->rx_queued_bytes > 2 * xfab_nb_rx_backlog) {
 		spin_unlock_bh(&q->rx_queue.lock);
@@ -421,31 +429,71 @@ static void rx_count(struct xfab_nb_queue *q, const struct nb_rx_tally *t,
 	u64_stats_update_end(&st->rx_sync);
 }
 
+/* Copy, answer, count and publish the n packets planned in q->rxp[]. */
+static void rx_finish(struct xfab_nb_queue *q, int n, u32 nops)
+{
+	struct nb_rx_tally t = {};
+	int i;
+
+	if (nops)
+		gnttab_batch_copy(q->rx_ops, nops);
+	for (i = 0; i < n; i++)
+		rx_answer(q, &q->rxp[i], &t);
+	rx_count(q, &t, nops);
+	xfab_nb_publish(&q->rx_pushed, q->rx.rsp_prod_pvt,
+			&q->rx.sring->rsp_prod, &q->rx.sring->rsp_event,
+			q->rx_irq, &q->st.rx_sync, &q->st.rxr_kicks);
+	WRITE_ONCE(q->rx_progress, jiffies);
+}
+
+/*
+ * start_xmit, under the queue's xmit lock, with an empty backlog: copy
+ * the packet now if the guest has buffers for all of it. False: queue it
+ * (the ring is short, and rx_room asked the guest to tell us).
+ */
+static bool rx_direct(struct xfab_nb_queue *q, struct sk_buff *skb)
+{
+	struct xfab_nb_rxp *p = &q->rxp[0];
+	u32 need, data, nops = 0;
+
+	need = rx_slots_needed(skb, &data);
+	if (!rx_room(q, need))
+		return false;
+	q->rx_pool_ops = 0;
+	q->rx_pool_bytes = 0;
+	p->skb = skb;
+	p->nslots = data;
+	p->gso = skb_is_gso(skb);
+	p->failed = rx_plan_packet(q, p, need, &nops) != 0;
+	if (p->failed) {
+		p->op_count = 0;
+		nops = 0;
+	}
+	rx_finish(q, 1, nops);
+	atomic64_inc(&q->st.rxr_direct);
+	return true;
+}
+
 void xfab_nb_rx_work(struct work_struct *work)
 {
 	struct xfab_nb_queue *q = container_of(work, struct xfab_nb_queue,
 					       rx_work);
-	int rounds = 0, n, i;
+	struct netdev_queue *txq = netdev_get_tx_queue(q->vif->dev, q->id);
+	int rounds = 0, n;
 	u32 nops;
 
 	rx_unstall(q);
 	while (q->connected && !q->broken && rounds++ < 64) {
-		struct nb_rx_tally t = {};
-
+		/* start_xmit's direct copies use the ring under this lock */
+		__netif_tx_lock_bh(txq);
 		q->rx_pool_ops = 0;
 		q->rx_pool_bytes = 0;
 		n = rx_gather(q, &nops);
+		if (n)
+			rx_finish(q, n, nops);
+		__netif_tx_unlock_bh(txq);
 		if (!n)
 			break;
-		if (nops)
-			gnttab_batch_copy(q->rx_ops, nops);
-		for (i = 0; i < n; i++)
-			rx_answer(q, &q->rxp[i], &t);
-		rx_count(q, &t, nops);
-		xfab_nb_publish(&q->rx_pushed, q->rx.rsp_prod_pvt,
-				&q->rx.sring->rsp_prod, &q->rx.sring->rsp_event,
-				q->rx_irq, &q->st.rx_sync, &q->st.rxr_kicks);
-		WRITE_ONCE(q->rx_progress, jiffies);
 	}
 	xfab_nb_eoi(q, XFAB_NB_EOI_RX);
 	/* Out of rounds with work left: yield the CPU, then go on. */

@@ -667,6 +667,17 @@ net_pool_check() {
 	esac
 }
 
+# net_rx_direct_check DOMID: xfab_netback copied packets for the guest in
+# the sender's context (start_xmit, the ring had room and nothing was
+# queued) rather than all through its worker.
+net_rx_direct_check() {
+	local direct
+	direct=$(vif_counter "vif$1.0" rxr_direct)
+	figure rx_direct "$direct"
+	[ "$direct" -gt 0 ] || fail "xfab_netback copied no packet in start_xmit (rxr_direct=0)"
+	log "RX: $direct packets copied in the sender's context"
+}
+
 # The vif "rate=" limit, which xl writes to the backend's "rate" key as
 # "<bytes>,<usec>": a checksummed 8 MiB stream from the guest must not
 # beat that rate by more than 20 %, and the backend must have held its

@@ -8,7 +8,8 @@
 #   vCPUs and both carrying interrupts; jumbo ping (MTU 9000) both ways.
 #   See net_interop in lib.sh. The fast path: the backend maps the
 #   frontend's TX bounce pool and copies every TX byte from it with
-#   memcpy, no grant copy (net_pool_check).
+#   memcpy, no grant copy (net_pool_check); packets for the guest are
+#   copied in the sender's context (net_rx_direct_check).
 # Topology: dom0 (xfab_netback, bridge xenbr0 10.0.0.1/24) <-> domU d1
 #   (xfab_netfront, eth0 10.0.0.2/24, 2 vCPUs).
 #   Hotplug: Debian's vif-bridge and block scripts, as a user's dom0
@@ -18,4 +19,5 @@ hotplug_scripts debian || error "could not switch to Debian's hotplug scripts"
 
 net_interop xfab_netfront xfab_netback
 net_pool_check "$(domu_id d1)" tx
+net_rx_direct_check "$(domu_id d1)"
 pass "xfab_netfront <-> xfab_netback: drivers bound, ping, TCP both ways, UDP, 2 queues, jumbo"
