@@ -2,14 +2,14 @@
 /*
  * Guest TX ring -> dom0 stack. NAPI polls the ring: each packet's slots
  * are copied out once, validated by common/ (xfab_tx_check), and the
- * packet's bytes are grant-copied into a fresh skb. Copies of up to
- * XFAB_NB_BATCH packets go in one hypercall; every consumed slot is
- * answered only after its copy finished, since the answer lets the guest
- * reuse the page.
+ * packet's bytes are copied into a fresh skb: with memcpy from our
+ * mapping when the slot names a page of the guest's TX pool (pool.c),
+ * otherwise by grant copy, the copies of up to XFAB_NB_BATCH packets in
+ * one hypercall. Every consumed slot is answered only after its copy
+ * finished, since the answer lets the guest reuse the page.
  *
- * This is the compat datapath (one copy per byte). Part 2 reads persistent
- * mappings in place instead; the split into gather / copy / deliver is
- * there so that only tx_plan_packet() changes.
+ * One copy per byte either way; the split into gather / copy / deliver
+ * keeps the choice of how to copy inside tx_plan_packet().
  */
 #include <linux/etherdevice.h>
 #include <xen/page.h>
