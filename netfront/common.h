@@ -228,7 +228,7 @@ void xfab_nf_tx_complete(struct xfab_nf_queue *q);
 bool xfab_nf_tx_pending(struct xfab_nf_queue *q);
 void xfab_nf_tx_release(struct xfab_nf_queue *q);
 int xfab_nf_tx_pool_create(struct xfab_nf_queue *q);
-int xfab_nf_tx_pool_publish(struct xfab_nf_queue *q);
+void xfab_nf_tx_pool_publish(struct xfab_nf_queue *q);
 
 /* rx.c */
 int xfab_nf_poll(struct napi_struct *napi, int budget);

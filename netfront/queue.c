@@ -101,9 +101,10 @@ static int nf_rings(struct xfab_nf_queue *q)
 		return err;
 	q->tx_gref_pool = true;
 	if (q->info->bounce) {
-		err = xfab_nf_tx_pool_create(q) ?: xfab_nf_tx_pool_publish(q);
+		err = xfab_nf_tx_pool_create(q);
 		if (err)
 			return err;
+		xfab_nf_tx_pool_publish(q);
 	}
 	err = gnttab_alloc_grant_references(XFAB_NF_RX_RING_SIZE,
 					    &q->rx_gref_head);

@@ -473,9 +473,11 @@ static int nf_cmp_ref(const void *a, const void *b)
  * An xfab backend that maps pools (xfab-pool-max-pages covers ours) gets
  * the bounce pool's references, ascending as it requires, in a page
  * granted read-only: it maps the pool once and copies our TX slots with
- * memcpy. Any other backend gets nothing new.
+ * memcpy. Any other backend gets nothing new, and neither does an xfab
+ * one if the list cannot be made: the backend then grant-copies, as for
+ * any frontend, so that is no reason to fail the connect.
  */
-int xfab_nf_tx_pool_publish(struct xfab_nf_queue *q)
+void xfab_nf_tx_pool_publish(struct xfab_nf_queue *q)
 {
 	domid_t be = q->info->xbdev->otherend_id;
 	unsigned int id;
@@ -483,10 +485,10 @@ int xfab_nf_tx_pool_publish(struct xfab_nf_queue *q)
 	int ref;
 
 	if (q->info->be.pool_max < XFAB_NF_TX_RING_SIZE)
-		return 0;
+		return;
 	q->tx_pool_dir = alloc_page(GFP_NOIO | __GFP_ZERO);
 	if (!q->tx_pool_dir)
-		return -ENOMEM;
+		goto fail;
 	refs = page_address(q->tx_pool_dir);
 	for (id = 0; id < XFAB_NF_TX_RING_SIZE; id++)
 		refs[id] = q->tx_buf[id].gref;
@@ -496,10 +498,13 @@ int xfab_nf_tx_pool_publish(struct xfab_nf_queue *q)
 	if (ref < 0) {
 		__free_page(q->tx_pool_dir);
 		q->tx_pool_dir = NULL;
-		return ref;
+		goto fail;
 	}
 	q->tx_pool_dir_ref = ref;
-	return 0;
+	return;
+fail:
+	netdev_warn(q->info->netdev, "queue %u: TX pool not published (no page or grant for its list): TX by grant copy\n",
+		    q->id);
 }
 
 /*
