@@ -208,26 +208,23 @@ static u32 rx_src_segs(struct xfab_nb_queue *q, struct sk_buff *skb)
 }
 
 /*
- * A piece into a page of the guest's RX pool: copied now, through our
- * mapping (the planner kept it within the page). False: grant-copy it.
+ * A piece into a page of the guest's RX pool (dst: our mapping of it),
+ * copied now; the planner kept it within the page.
  */
-static bool rx_pool_copy(struct xfab_nb_queue *q, const struct xfab_copy_op *c)
+static void rx_pool_copy(struct xfab_nb_queue *q, const struct xfab_copy_op *c,
+			 void *dst)
 {
-	void *dst = xfab_nb_pool_va(&q->rx_pool, q->rx_dst[c->di].page);
-
-	if (!dst)
-		return false;
 	memcpy(dst + c->doff, (void *)(q->rx_src[c->si].page << 12) + c->soff,
 	       c->len);
 	q->rx_pool_ops++;
 	q->rx_pool_bytes += c->len;
-	return true;
 }
 
 /* Take the buffers, plan the copies. Returns -E2BIG if it cannot be cut. */
 static int rx_plan_packet(struct xfab_nb_queue *q, struct xfab_nb_rxp *p,
 			  u32 need, u32 *nops)
 {
+	void *pool_va[XFAB_NB_RX_MAX_DATA];	/* per buffer: NULL, a grant */
 	u32 i, ns, idx, k = 0;
 	int n;
 
@@ -242,6 +239,8 @@ static int rx_plan_packet(struct xfab_nb_queue *q, struct xfab_nb_rxp *p,
 		idx = i - (p->gso && i > 1);
 		p->ids[idx] = r.id;
 		q->rx_dst[idx] = (struct xfab_seg){ r.gref, 0, XEN_PAGE_SIZE };
+		/* once per buffer; a buffer may take several pieces */
+		pool_va[idx] = xfab_nb_pool_va(&q->rx_pool, r.gref);
 		p->used[idx] = 0;
 	}
 	q->rx.req_cons += need;
@@ -258,8 +257,10 @@ static int rx_plan_packet(struct xfab_nb_queue *q, struct xfab_nb_rxp *p,
 		struct gnttab_copy *op;
 
 		p->used[c->di] = max_t(u16, p->used[c->di], c->doff + c->len);
-		if (rx_pool_copy(q, c))
+		if (pool_va[c->di]) {
+			rx_pool_copy(q, c, pool_va[c->di]);
 			continue;
+		}
 		op = &q->rx_ops[*nops + k++];
 		op->source.u.gmfn = virt_to_gfn((void *)(q->rx_src[c->si].page << 12));
 		op->source.domid = DOMID_SELF;
@@ -427,6 +428,9 @@ static void rx_count(struct xfab_nb_queue *q, const struct nb_rx_tally *t,
 	u64_stats_add(&st->rxr_pool_ops, q->rx_pool_ops);
 	u64_stats_add(&st->rxr_pool_bytes, q->rx_pool_bytes);
 	u64_stats_update_end(&st->rx_sync);
+	/* the memcpy tally starts again for the next round */
+	q->rx_pool_ops = 0;
+	q->rx_pool_bytes = 0;
 }
 
 /* Copy, answer, count and publish the n packets planned in q->rxp[]. */
@@ -459,8 +463,6 @@ static bool rx_direct(struct xfab_nb_queue *q, struct sk_buff *skb)
 	need = rx_slots_needed(skb, &data);
 	if (!rx_room(q, need))
 		return false;
-	q->rx_pool_ops = 0;
-	q->rx_pool_bytes = 0;
 	p->skb = skb;
 	p->nslots = data;
 	p->gso = skb_is_gso(skb);
@@ -486,8 +488,6 @@ void xfab_nb_rx_work(struct work_struct *work)
 	while (q->connected && !q->broken && rounds++ < 64) {
 		/* start_xmit's direct copies use the ring under this lock */
 		__netif_tx_lock_bh(txq);
-		q->rx_pool_ops = 0;
-		q->rx_pool_bytes = 0;
 		n = rx_gather(q, &nops);
 		if (n)
 			rx_finish(q, n, nops);

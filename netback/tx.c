@@ -95,26 +95,23 @@ static u32 tx_src_segs(struct xfab_nb_queue *q, const struct xfab_tx_pkt *pkt)
 }
 
 /*
- * A piece from a page of the guest's TX pool: copied now, through our
- * mapping (the planner kept it within the page). False: grant-copy it.
+ * A piece from a page of the guest's TX pool (src: our mapping of it),
+ * copied now; the planner kept it within the page.
  */
-static bool tx_pool_copy(struct xfab_nb_queue *q, const struct xfab_copy_op *c)
+static void tx_pool_copy(struct xfab_nb_queue *q, const struct xfab_copy_op *c,
+			 const void *src)
 {
-	void *src = xfab_nb_pool_va(&q->tx_pool, q->tx_src[c->si].page);
-
-	if (!src)
-		return false;
 	memcpy((void *)(q->tx_dst[c->di].page << 12) + c->doff, src + c->soff,
 	       c->len);
 	q->tx_pool_ops++;
 	q->tx_pool_bytes += c->len;
-	return true;
 }
 
 /* Plan the copies of a validated packet into the batch at *nops. */
 static int tx_plan_packet(struct xfab_nb_queue *q, struct xfab_nb_txp *p,
 			  u32 *nops)
 {
+	void *pool_va[XFAB_TX_FATAL_SLOTS];	/* per slot: NULL, a grant */
 	u32 ns, nd, i, k = 0;
 	int n;
 
@@ -129,13 +126,18 @@ static int tx_plan_packet(struct xfab_nb_queue *q, struct xfab_nb_txp *p,
 		p->skb = NULL;
 		return n;
 	}
+	/* once per slot; a slot's bytes may take several pieces */
+	for (i = 0; i < ns; i++)
+		pool_va[i] = xfab_nb_pool_va(&q->tx_pool, q->tx_src[i].page);
 	p->op_first = *nops;
 	for (i = 0; i < n; i++) {
 		const struct xfab_copy_op *c = &q->tx_plan[i];
 		struct gnttab_copy *op;
 
-		if (tx_pool_copy(q, c))
+		if (pool_va[c->si]) {
+			tx_pool_copy(q, c, pool_va[c->si]);
 			continue;
+		}
 		op = &q->tx_ops[*nops + k++];
 
 		op->source.u.ref = q->tx_src[c->si].page;
@@ -331,7 +333,10 @@ static void tx_deliver(struct xfab_nb_queue *q, int n)
 	u64_stats_update_end(&q->st.tx_sync);
 }
 
-/* A batch's copies, by hypercall and by memcpy, in one update section. */
+/*
+ * A batch's copies, by hypercall and by memcpy, in one update section;
+ * the memcpy tally starts again for the next batch.
+ */
 static void tx_count_copies(struct xfab_nb_queue *q, u32 nops)
 {
 	struct xfab_nb_stats *st = &q->st;
@@ -344,6 +349,8 @@ static void tx_count_copies(struct xfab_nb_queue *q, u32 nops)
 	u64_stats_add(&st->txr_pool_ops, q->tx_pool_ops);
 	u64_stats_add(&st->txr_pool_bytes, q->tx_pool_bytes);
 	u64_stats_update_end(&st->tx_sync);
+	q->tx_pool_ops = 0;
+	q->tx_pool_bytes = 0;
 }
 
 static void tx_publish(struct xfab_nb_queue *q)
@@ -375,8 +382,6 @@ int xfab_nb_tx_poll(struct napi_struct *napi, int budget)
 
 	while (done < budget && q->connected && !q->broken &&
 	       !READ_ONCE(q->tx_throttled)) {
-		q->tx_pool_ops = 0;
-		q->tx_pool_bytes = 0;
 		n = tx_gather(q, min(budget - done, XFAB_NB_BATCH), &nops);
 		if (n <= 0)
 			break;
