@@ -144,9 +144,8 @@ struct xfab_nb_rxp {
  * torn down after its datapath stopped; the datapath only reads it.
  */
 struct xfab_nb_pool {
-	bool on;			/* every page mapped: use it */
 	bool readonly;			/* the TX pool: the guest's to write */
-	u32 n;
+	u32 n;				/* pages; 0: no pool (a failed one too) */
 	u32 *refs;
 	struct page **pages;
 	grant_handle_t *handles;
@@ -156,11 +155,8 @@ struct xfab_nb_pool {
 /* Our mapping of pool page ref, or NULL: then it is a plain grant. */
 static inline void *xfab_nb_pool_va(const struct xfab_nb_pool *p, u32 ref)
 {
-	int i;
+	int i = xfab_pool_find(p->refs, p->n, ref);
 
-	if (!p->on)
-		return NULL;
-	i = xfab_pool_find(p->refs, p->n, ref);
 	return i < 0 ? NULL : page_address(p->pages[i]);
 }
 

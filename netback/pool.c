@@ -57,9 +57,24 @@ static int nb_pool_read_dir(struct xfab_nb_queue *q, grant_ref_t dir,
 	return 0;
 }
 
+/* Unmap nr pages; they go back only if Xen let go of every one. */
+static void nb_pool_unmap_batch(struct gnttab_unmap_grant_ref *ops,
+				struct page **pages, u32 nr)
+{
+	if (!nr)
+		return;
+	if (gnttab_unmap_refs(ops, NULL, pages, nr)) {
+		pr_err_ratelimited("xfab_netback: unmapping %u pool pages failed\n",
+				   nr);
+		return;
+	}
+	atomic_sub(nr, &xfab_nb_totals.pool_pages);
+	gnttab_free_pages(nr, pages);
+}
+
 /*
- * Unmap the mapped pages (handles[i] valid) and give back every page we
- * may reuse. A page Xen would not unmap, or whose map call failed, is
+ * Unmap the mapped pages and give back every page we may reuse. A page
+ * Xen would not unmap, or whose map call failed (pages[] cleared), is
  * leaked: it may still show the guest's memory.
  */
 static void nb_pool_release(struct xfab_nb_pool *p)
@@ -68,29 +83,21 @@ static void nb_pool_release(struct xfab_nb_pool *p)
 	struct page *pages[NB_POOL_UNMAP_BATCH];
 	u32 i, nr = 0;
 
-	for (i = 0; i <= p->n; i++) {
-		bool last = i == p->n;
-
-		if (!last && p->mapped_bit && test_bit(i, p->mapped_bit)) {
-			gnttab_set_unmap_op(&ops[nr], nb_kaddr(p->pages[i]),
-					    GNTMAP_host_map, p->handles[i]);
-			pages[nr++] = p->pages[i];
-			p->pages[i] = NULL;
+	for (i = 0; i < p->n; i++) {
+		if (!test_bit(i, p->mapped_bit)) {
+			if (p->pages[i])	/* never mapped: ours again */
+				gnttab_free_pages(1, &p->pages[i]);
+			continue;
 		}
-		if (nr && (nr == NB_POOL_UNMAP_BATCH || last)) {
-			if (gnttab_unmap_refs(ops, NULL, pages, nr)) {
-				pr_err_ratelimited("xfab_netback: unmapping %u pool pages failed\n",
-						   nr);
-			} else {
-				atomic_sub(nr, &xfab_nb_totals.pool_pages);
-				gnttab_free_pages(nr, pages);
-			}
+		gnttab_set_unmap_op(&ops[nr], nb_kaddr(p->pages[i]),
+				    GNTMAP_host_map, p->handles[i]);
+		pages[nr++] = p->pages[i];
+		if (nr == NB_POOL_UNMAP_BATCH) {
+			nb_pool_unmap_batch(ops, pages, nr);
 			nr = 0;
 		}
 	}
-	for (i = 0; i < p->n; i++)
-		if (p->pages && p->pages[i])
-			gnttab_free_pages(1, &p->pages[i]);
+	nb_pool_unmap_batch(ops, pages, nr);
 }
 
 /* Map all n pages at once; on any failure, undo (see nb_pool_release). */
@@ -132,8 +139,7 @@ out:
 /* Idempotent; the error path of xfab_nb_pool_map() too. */
 void xfab_nb_pool_unmap(struct xfab_nb_pool *p)
 {
-	WRITE_ONCE(p->on, false);
-	if (p->pages)
+	if (p->n)
 		nb_pool_release(p);
 	kvfree(p->pages);
 	kvfree(p->handles);
@@ -199,7 +205,6 @@ int xfab_nb_pool_map(struct xfab_nb_queue *q, struct xfab_nb_pool *p,
 		*why = "a pool page would not map";
 		goto fail;
 	}
-	WRITE_ONCE(p->on, true);
 	return 0;
 fail:
 	xfab_nb_pool_unmap(p);
