@@ -75,9 +75,10 @@ extern struct xfab_nb_totals xfab_nb_totals;
 /* Per-queue counters; each has one writer context (see the comments). */
 /*
  * A queue's counters (xfab_stats.h). NAPI writes the TX ring's under
- * tx_sync, the RX worker the RX ring's under rx_sync; what interrupt
- * handlers, the transmit path and the stall purge count (they can run
- * at once) are atomic.
+ * tx_sync; the RX ring's go under rx_sync from whoever holds the queue's
+ * xmit lock (start_xmit's direct copy or the RX worker). What interrupt
+ * handlers, the transmit path's drops and the stall purge count (they
+ * can run at once) is atomic.
  */
 struct xfab_nb_stats {
 	struct u64_stats_sync tx_sync;
@@ -93,13 +94,13 @@ struct xfab_nb_stats {
 	u64_stats_t rxr_drop_copy, rxr_kicks;
 	u64_stats_t rxr_copy_calls, rxr_copy_ops;
 	u64_stats_t rxr_pool_ops, rxr_pool_bytes;	/* memcpy into the pool */
+	u64_stats_t rxr_direct;		/* copied in start_xmit, not queued */
 	atomic64_t txr_irqs, txr_spurious, rxr_irqs, rxr_spurious;
 	atomic64_t rxr_drop_backlog;	/* xmit: guest not taking packets */
 	atomic64_t rxr_drop_down;	/* xmit: queue not connected */
 	atomic64_t rxr_drop_big, rxr_drop_nomem;
 	atomic64_t rxr_drop_stall;	/* purged, or xmit while stalled */
 	atomic64_t rxr_stops;
-	atomic64_t rxr_direct;		/* copied in start_xmit, not queued */
 	atomic64_t dbg_pokes;		/* debugfs writes (EOI + look) */
 	atomic64_t fatal;		/* a peer error disabled the vif */
 	atomic64_t pool_fail;		/* a pool that would not map: off */

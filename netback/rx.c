@@ -299,26 +299,36 @@ static struct sk_buff *rx_take(struct xfab_nb_queue *q, u32 *need, u32 *data)
 	return skb;
 }
 
+/*
+ * A packet whose need buffers are there: take them and plan its copies
+ * into p. One that cannot be cut is answered with errors.
+ */
+static void rx_prepare(struct xfab_nb_queue *q, struct xfab_nb_rxp *p,
+		       struct sk_buff *skb, u32 need, u32 data, u32 *nops)
+{
+	p->skb = skb;
+	p->nslots = data;
+	p->gso = skb_is_gso(skb);
+	p->failed = rx_plan_packet(q, p, need, nops) != 0;
+	if (p->failed)
+		p->op_count = 0;
+}
+
 /* Fill q->rxp[] with packets that have buffers; returns how many. */
 static int rx_gather(struct xfab_nb_queue *q, u32 *nops)
 {
+	struct sk_buff *skb;
 	int n = 0;
 
 	*nops = 0;
 	while (n < XFAB_NB_BATCH &&
 	       XFAB_NB_MAX_OPS - *nops >= XFAB_NB_RX_SRC + XFAB_NB_RX_MAX_DATA) {
-		struct xfab_nb_rxp *p = &q->rxp[n];
 		u32 need, data;
 
-		p->skb = rx_take(q, &need, &data);
-		if (!p->skb)
+		skb = rx_take(q, &need, &data);
+		if (!skb)
 			break;
-		p->nslots = data;
-		p->gso = skb_is_gso(p->skb);
-		p->failed = rx_plan_packet(q, p, need, nops) != 0;
-		if (p->failed)
-			p->op_count = 0;
-		n++;
+		rx_prepare(q, &q->rxp[n++], skb, need, data, nops);
 	}
 	return n;
 }
@@ -372,7 +382,7 @@ static bool rx_copies_ok(struct xfab_nb_queue *q, struct xfab_nb_rxp *p)
 
 /* What one round answered, counted once per round, not per packet. */
 struct nb_rx_tally {
-	u64 packets, bytes, slots, gso, drop_copy;
+	u64 packets, bytes, slots, gso, drop_copy, direct;
 };
 
 /* Answer one packet's buffers in ring order. */
@@ -421,6 +431,7 @@ static void rx_count(struct xfab_nb_queue *q, const struct nb_rx_tally *t,
 	u64_stats_add(&st->rxr_slots, t->slots);
 	u64_stats_add(&st->rxr_gso, t->gso);
 	u64_stats_add(&st->rxr_drop_copy, t->drop_copy);
+	u64_stats_add(&st->rxr_direct, t->direct);
 	if (nops) {
 		u64_stats_inc(&st->rxr_copy_calls);
 		u64_stats_add(&st->rxr_copy_ops, nops);
@@ -433,10 +444,13 @@ static void rx_count(struct xfab_nb_queue *q, const struct nb_rx_tally *t,
 	q->rx_pool_bytes = 0;
 }
 
-/* Copy, answer, count and publish the n packets planned in q->rxp[]. */
-static void rx_finish(struct xfab_nb_queue *q, int n, u32 nops)
+/*
+ * Copy, answer, count and publish the n packets planned in q->rxp[]
+ * (direct: by start_xmit).
+ */
+static void rx_finish(struct xfab_nb_queue *q, int n, u32 nops, bool direct)
 {
-	struct nb_rx_tally t = {};
+	struct nb_rx_tally t = { .direct = direct ? n : 0 };
 	int i;
 
 	if (nops)
@@ -457,22 +471,13 @@ static void rx_finish(struct xfab_nb_queue *q, int n, u32 nops)
  */
 static bool rx_direct(struct xfab_nb_queue *q, struct sk_buff *skb)
 {
-	struct xfab_nb_rxp *p = &q->rxp[0];
 	u32 need, data, nops = 0;
 
 	need = rx_slots_needed(skb, &data);
 	if (!rx_room(q, need))
 		return false;
-	p->skb = skb;
-	p->nslots = data;
-	p->gso = skb_is_gso(skb);
-	p->failed = rx_plan_packet(q, p, need, &nops) != 0;
-	if (p->failed) {
-		p->op_count = 0;
-		nops = 0;
-	}
-	rx_finish(q, 1, nops);
-	atomic64_inc(&q->st.rxr_direct);
+	rx_prepare(q, &q->rxp[0], skb, need, data, &nops);
+	rx_finish(q, 1, nops, true);
 	return true;
 }
 
@@ -490,7 +495,7 @@ void xfab_nb_rx_work(struct work_struct *work)
 		__netif_tx_lock_bh(txq);
 		n = rx_gather(q, &nops);
 		if (n)
-			rx_finish(q, n, nops);
+			rx_finish(q, n, nops, false);
 		__netif_tx_unlock_bh(txq);
 		if (!n)
 			break;
