@@ -206,10 +206,7 @@ blk_interop() {
 
 # One line of xfab_blkback's totals (devices, rings, grants_mapped,
 # ro_kept, draining).
-blk_total() {
-	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
-	awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/xfab_blkback/summary 2>/dev/null
-}
+blk_total() { backend_total xfab_blkback "$1"; }
 
 # After the last guest went: the backend holds no device, ring or grant.
 blk_nothing_left() {

@@ -396,6 +396,13 @@ hotplug_scripts() {
 	done
 }
 
+# backend_total MODULE KEY: one line of an xfab backend's debugfs
+# summary (its module-wide totals), e.g. xfab_netback pool_pages.
+backend_total() {
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+	awk -v k="$2" '$1 == k { print $2 }' "/sys/kernel/debug/$1/summary" 2>/dev/null
+}
+
 # ---- network pair helpers (interop matrix, lifecycle) ----
 
 # Module name of the driver bound to a net device ("" if none), in dom0
@@ -640,13 +647,12 @@ vif_counter() {
 # failed to map.
 net_pool_check() {
 	local dev=vif$1.0 want=$2 nq ops calls bytes fail pages
-	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 	nq=$(xenstore-read "/local/domain/$1/device/vif/0/multi-queue-num-queues" 2>/dev/null || echo 1)
 	ops=$(vif_counter "$dev" txr_pool_ops)
 	bytes=$(vif_counter "$dev" txr_pool_bytes)
 	calls=$(vif_counter "$dev" txr_copy_calls)
 	fail=$(vif_counter "$dev" pool_fail)
-	pages=$(awk '$1 == "pool_pages" { print $2 }' /sys/kernel/debug/xfab_netback/summary)
+	pages=$(backend_total xfab_netback pool_pages)
 	figure tx_pool_ops "$ops"
 	figure tx_pool_bytes "$bytes"
 	figure tx_copy_calls "$calls"
