@@ -54,6 +54,8 @@
 #define XFAB_NF_MAX_MTU 9000
 /* Bytes of a received packet pulled into the skb's linear area. */
 #define XFAB_NF_RX_PULL 128
+/* RX pool: a packet this small is copied whole into the linear area. */
+#define XFAB_NF_RX_COPYBREAK 256
 
 /* Per-queue TX counters, in ethtool -S order (names in ethtool.c). */
 enum xfab_nf_tx_stat {
@@ -94,6 +96,7 @@ enum xfab_nf_rx_stat {
 	XFAB_NF_RX_DROP_NOMEM,
 	XFAB_NF_RX_FATAL_RING,
 	XFAB_NF_RX_FATAL_GRANT_BUSY,
+	XFAB_NF_RX_POOL_BYTES,
 	XFAB_NF_RX_NR
 };
 
@@ -126,6 +129,17 @@ struct xfab_nf_tx_buf {
 	grant_ref_t gref;
 };
 
+/*
+ * A pool's list for an xfab backend (docs/protocol.md, "netif: the xfab
+ * fast path"): a page granted read-only holding the pool pages' grant
+ * references, ascending. page == NULL: not published.
+ */
+struct xfab_nf_pool_dir {
+	struct page *page;
+	grant_ref_t ref;
+	unsigned int n;
+};
+
 struct xfab_nf_info;
 
 struct xfab_nf_queue {
@@ -154,9 +168,7 @@ struct xfab_nf_queue {
 	u16 tx_id_link[XFAB_NF_TX_RING_SIZE];
 	u8 tx_id_busy[XFAB_NF_TX_RING_SIZE];
 	struct xfab_nf_tx_buf tx_buf[XFAB_NF_TX_RING_SIZE];
-	/* the bounce pool's list for an xfab backend (xfab-tx-pool-ref) */
-	struct page *tx_pool_dir;
-	grant_ref_t tx_pool_dir_ref;
+	struct xfab_nf_pool_dir tx_dir;	/* the bounce pool's list */
 
 	/* RX: owned by NAPI */
 	struct xen_netif_rx_front_ring rx ____cacheline_aligned_in_smp;
@@ -167,6 +179,13 @@ struct xfab_nf_queue {
 	evtchn_port_t rx_evtchn;
 	int rx_irq;			/* == tx_irq without split channels */
 	struct timer_list refill_timer;
+	/*
+	 * RX pool: every slot keeps one zeroed page granted writable for the
+	 * life of the rings; a packet is copied out of it and the page is
+	 * posted again. Otherwise each slot gets a fresh page per packet.
+	 */
+	bool rx_pool;
+	struct xfab_nf_pool_dir rx_dir;	/* the RX pool's list */
 	/* posted buffers, indexed by ring slot (== request id) */
 	struct page *rx_page[XFAB_NF_RX_RING_SIZE];
 	grant_ref_t rx_gref[XFAB_NF_RX_RING_SIZE];
@@ -198,6 +217,7 @@ struct xfab_nf_info {
 	unsigned long flags;
 	struct xfab_nf_backend be;
 	bool bounce;			/* TX copies: set at each connect */
+	bool pools;			/* RX pool, lists for the backend */
 	struct xfab_nf_stats *stats;	/* netdev->num_tx_queues entries */
 	struct dentry *dbg_dir;
 };
@@ -205,6 +225,7 @@ struct xfab_nf_info {
 /* netdev.c */
 extern unsigned int xfab_nf_max_queues;
 extern bool xfab_nf_allow_relaxed;
+extern bool xfab_nf_pools;
 int xfab_nf_netdev_create(struct xenbus_device *dev, const u8 *mac,
 			  struct xfab_nf_info **out);
 void xfab_nf_netdev_destroy(struct xfab_nf_info *info);
@@ -230,9 +251,17 @@ void xfab_nf_tx_release(struct xfab_nf_queue *q);
 int xfab_nf_tx_pool_create(struct xfab_nf_queue *q);
 void xfab_nf_tx_pool_publish(struct xfab_nf_queue *q);
 
+/* pool.c: the lists of pool pages an xfab backend maps */
+u32 *xfab_nf_pool_dir_start(struct xfab_nf_pool_dir *d);
+void xfab_nf_pool_dir_finish(struct xfab_nf_queue *q,
+			     struct xfab_nf_pool_dir *d, unsigned int n,
+			     const char *what);
+void xfab_nf_pool_dir_release(struct xfab_nf_pool_dir *d);
+
 /* rx.c */
 int xfab_nf_poll(struct napi_struct *napi, int budget);
 void xfab_nf_rx_refill(struct xfab_nf_queue *q);
+int xfab_nf_rx_pool_create(struct xfab_nf_queue *q);
 bool xfab_nf_rx_pending(struct xfab_nf_queue *q);
 void xfab_nf_rx_release(struct xfab_nf_queue *q);
 void xfab_nf_refill_timer(struct timer_list *t);

@@ -33,10 +33,10 @@ static int nf_queue_show(struct seq_file *m, void *v)
 		nf_dump_ring(m, "tx", q->tx.req_prod_pvt, q->tx.rsp_cons,
 			     READ_ONCE(txs->req_prod), READ_ONCE(txs->rsp_prod),
 			     READ_ONCE(txs->req_event), READ_ONCE(txs->rsp_event));
-		seq_printf(m, "tx: ids in flight %u, %s, extras unanswered %u\n",
+		seq_printf(m, "tx: ids in flight %u, %s, extras unanswered %u, list %u pages\n",
 			   q->tx_ids.in_flight,
 			   q->tx_bounce ? "bounce pool" : "granted in place",
-			   q->tx_extras);
+			   q->tx_extras, q->tx_dir.n);
 		spin_unlock_bh(&q->tx_lock);
 	}
 	/* RX indices belong to NAPI: a racy but harmless snapshot */
@@ -45,8 +45,9 @@ static int nf_queue_show(struct seq_file *m, void *v)
 			     READ_ONCE(q->rx.rsp_cons), READ_ONCE(rxs->req_prod),
 			     READ_ONCE(rxs->rsp_prod), READ_ONCE(rxs->req_event),
 			     READ_ONCE(rxs->rsp_event));
-		seq_printf(m, "rx: copied, not consumed %u\n",
-			   READ_ONCE(q->rx_copied));
+		seq_printf(m, "rx: copied, not consumed %u, %s, list %u pages\n",
+			   READ_ONCE(q->rx_copied),
+			   q->rx_pool ? "pool" : "page per packet", q->rx_dir.n);
 	}
 	seq_printf(m, "evtchn tx %u rx %u irq tx %d rx %d napi %s broken %d\n",
 		   q->tx_evtchn, q->rx_evtchn, q->tx_irq, q->rx_irq,

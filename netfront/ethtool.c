@@ -44,6 +44,7 @@ static const char *const nf_rx_names[XFAB_NF_RX_NR] = {
 	[XFAB_NF_RX_DROP_NOMEM] = "rx_drop_nomem",
 	[XFAB_NF_RX_FATAL_RING] = "rx_fatal_ring_index",
 	[XFAB_NF_RX_FATAL_GRANT_BUSY] = "rx_fatal_grant_busy",
+	[XFAB_NF_RX_POOL_BYTES] = "rx_pool_copy_bytes",
 };
 
 /* The names above, for xfab_stats_add_reasons() (from 0). */

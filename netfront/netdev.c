@@ -33,6 +33,16 @@ module_param_named(allow_relaxed, xfab_nf_allow_relaxed, bool, 0444);
 MODULE_PARM_DESC(allow_relaxed, "Let the toolstack's xfab-trust=relaxed grant skb pages to the backend in place (default on)");
 
 /*
+ * Use the pools an xfab backend maps once (feature-xfab-pool): publish
+ * the TX bounce pool's list, and keep the RX pages granted, copying each
+ * packet out of them. Off gives the stock per-packet grants, for
+ * comparing the two on one boot; it takes effect at the next connect.
+ */
+bool xfab_nf_pools = true;
+module_param_named(pools, xfab_nf_pools, bool, 0644);
+MODULE_PARM_DESC(pools, "Use page pools mapped once by an xfab backend (default on; applies at connect)");
+
+/*
  * The device cannot be trusted any more: stop everything that would look
  * at its rings again, until the next connect builds new ones. Safe from
  * any context (NAPI, xmit, process); pages the backend may still access

@@ -104,14 +104,15 @@ static int nf_rings(struct xfab_nf_queue *q)
 		err = xfab_nf_tx_pool_create(q);
 		if (err)
 			return err;
-		xfab_nf_tx_pool_publish(q);
+		if (q->info->pools)
+			xfab_nf_tx_pool_publish(q);
 	}
 	err = gnttab_alloc_grant_references(XFAB_NF_RX_RING_SIZE,
 					    &q->rx_gref_head);
 	if (err)
 		return err;
 	q->rx_gref_pool = true;
-	return 0;
+	return q->info->pools ? xfab_nf_rx_pool_create(q) : 0;
 }
 
 static int nf_bind(struct xfab_nf_queue *q, evtchn_port_t *port,

@@ -7,6 +7,16 @@
  * of the ring once each (rx_copy keeps a chain that is still incomplete),
  * validated by common/'s xfab_rx_check, and only then used. A page whose
  * grant the backend will not give back is never freed or read by us.
+ *
+ * Two ways to use the pages. Without a pool, each packet's pages are
+ * handed up the stack once their grants ended, and fresh pages granted
+ * in their place. With the RX pool (an xfab backend, info->pools), each
+ * slot's page stays granted: the packet is copied out of it into pages
+ * of our own and the page posted again, so no grant is made or ended per
+ * packet and a backend that maps the pool copies without a hypercall.
+ * The copy is what keeps the stack off pages the backend can still
+ * write (no double fetch, and nothing the stack later decrypts or
+ * rewrites in place lands where the backend can read it).
  */
 #include <linux/skbuff.h>
 #include <linux/etherdevice.h>
@@ -78,6 +88,37 @@ void xfab_nf_rx_refill(struct xfab_nf_queue *q)
 		}
 	}
 	nf_rx_push(q);
+}
+
+/*
+ * At connect, before NAPI: a zeroed page granted writable for every
+ * slot, posted once and for good, and its list for the backend.
+ * Teardown (xfab_nf_rx_release) gives the pages back, as any posted ones.
+ */
+int xfab_nf_rx_pool_create(struct xfab_nf_queue *q)
+{
+	domid_t be = q->info->xbdev->otherend_id;
+	unsigned int slot;
+	u32 *refs;
+
+	for (slot = 0; slot < XFAB_NF_RX_RING_SIZE; slot++) {
+		struct page *pg = alloc_page(GFP_NOIO | __GFP_ZERO);
+		grant_ref_t ref;
+
+		if (!pg)
+			return -ENOMEM;
+		/* the private pool has one reference per slot */
+		ref = gnttab_claim_grant_reference(&q->rx_gref_head);
+		gnttab_grant_foreign_access_ref(ref, be, xen_page_to_gfn(pg), 0);
+		nf_rx_post(q, pg, ref);
+	}
+	xfab_nf_rx_add(q, XFAB_NF_RX_GRANTS, XFAB_NF_RX_RING_SIZE);
+	q->rx_pool = true;
+	refs = xfab_nf_pool_dir_start(&q->rx_dir);
+	for (slot = 0; refs && slot < XFAB_NF_RX_RING_SIZE; slot++)
+		refs[slot] = q->rx_gref[slot];
+	xfab_nf_pool_dir_finish(q, &q->rx_dir, XFAB_NF_RX_RING_SIZE, "RX");
+	return 0;
 }
 
 void xfab_nf_refill_timer(struct timer_list *t)
@@ -242,11 +283,28 @@ static void nf_rx_put_data(struct xfab_nf_queue *q, struct page **pages)
 	}
 }
 
+/* A whole packet's skb, on its way up the stack. */
+static void nf_rx_up(struct xfab_nf_queue *q, struct sk_buff *skb)
+{
+	const struct xfab_rx_pkt *pkt = &q->rx_pkt;
+
+	skb->protocol = eth_type_trans(skb, q->info->netdev);
+	skb_reset_network_header(skb);
+	if (nf_rx_offloads(q, skb)) {
+		xfab_nf_rx_add(q, XFAB_NF_RX_DROP_CSUM, 1);
+		kfree_skb(skb);
+		return;
+	}
+	xfab_nf_rx_add(q, XFAB_NF_RX_PACKETS, 1);
+	xfab_nf_rx_add(q, XFAB_NF_RX_BYTES, pkt->len);
+	skb_record_rx_queue(skb, q->id);
+	napi_gro_receive(&q->napi, skb);
+}
+
 /* A valid chain's data pages (its extras were reposted) become an skb. */
 static void nf_rx_deliver(struct xfab_nf_queue *q, struct page **pages,
 			  grant_ref_t *refs)
 {
-	const struct xfab_rx_pkt *pkt = &q->rx_pkt;
 	struct sk_buff *skb;
 
 	if (!nf_rx_end_grants(q, pages, refs)) {
@@ -261,17 +319,82 @@ static void nf_rx_deliver(struct xfab_nf_queue *q, struct page **pages,
 		xfab_nf_rx_add(q, XFAB_NF_RX_DROP_NOMEM, 1);
 		return;
 	}
-	skb->protocol = eth_type_trans(skb, q->info->netdev);
-	skb_reset_network_header(skb);
-	if (nf_rx_offloads(q, skb)) {
-		xfab_nf_rx_add(q, XFAB_NF_RX_DROP_CSUM, 1);
-		kfree_skb(skb);
-		return;
+	nf_rx_up(q, skb);
+}
+
+/*
+ * Append len bytes to the skb's page frags, filling the last one before
+ * taking a new page. An error leaves the skb holding what it has.
+ */
+static int nf_rx_append(struct sk_buff *skb, const u8 *src, unsigned int len)
+{
+	struct skb_shared_info *sh = skb_shinfo(skb);
+
+	while (len) {
+		unsigned int nr = sh->nr_frags, used = PAGE_SIZE, c;
+		skb_frag_t *f = nr ? &sh->frags[nr - 1] : NULL;
+		struct page *pg;
+
+		if (f)
+			used = skb_frag_off(f) + skb_frag_size(f);
+		if (used == PAGE_SIZE) {
+			/* XFAB_RX_MAX_LEN keeps a valid packet within bounds */
+			if (nr == MAX_SKB_FRAGS)
+				return -E2BIG;
+			pg = dev_alloc_page();
+			if (!pg)
+				return -ENOMEM;
+			skb_add_rx_frag(skb, nr, pg, 0, 0, PAGE_SIZE);
+			continue;
+		}
+		c = min_t(unsigned int, len, PAGE_SIZE - used);
+		memcpy(page_address(skb_frag_page(f)) + used, src, c);
+		skb_frag_size_add(f, c);
+		skb->len += c;
+		skb->data_len += c;
+		src += c;
+		len -= c;
 	}
-	xfab_nf_rx_add(q, XFAB_NF_RX_PACKETS, 1);
-	xfab_nf_rx_add(q, XFAB_NF_RX_BYTES, pkt->len);
-	skb_record_rx_queue(skb, q->id);
-	napi_gro_receive(&q->napi, skb);
+	return 0;
+}
+
+/*
+ * Pool mode: copy the validated chain out of its pool pages, read once
+ * each. A small packet goes whole into the linear area; a larger one
+ * puts its first XFAB_NF_RX_PULL bytes there and the rest in whole pages.
+ */
+static void nf_rx_deliver_copy(struct xfab_nf_queue *q, struct page **pages)
+{
+	const struct xfab_rx_pkt *pkt = &q->rx_pkt;
+	unsigned int k, lin = pkt->len <= XFAB_NF_RX_COPYBREAK ?
+			      pkt->len : XFAB_NF_RX_PULL;
+	struct sk_buff *skb;
+
+	BUILD_BUG_ON(DIV_ROUND_UP(XFAB_RX_MAX_LEN - XFAB_NF_RX_PULL,
+				  PAGE_SIZE) > MAX_SKB_FRAGS);
+	skb = napi_alloc_skb(&q->napi, lin);
+	if (!skb)
+		goto nomem;
+	for (k = 0; k < pkt->nr_data; k++) {
+		const struct xen_netif_rx_response *r =
+			&q->rx_copy[pkt->data_slot[k]].rsp;
+		const u8 *src = page_address(pages[pkt->data_slot[k]]) +
+				r->offset;
+		unsigned int n = r->status, c = min(n, lin - skb_headlen(skb));
+
+		/* skb_put() is for a linear skb only: not once frags began */
+		if (c)
+			skb_put_data(skb, src, c);
+		if (nf_rx_append(skb, src + c, n - c)) {
+			kfree_skb(skb);
+			goto nomem;
+		}
+	}
+	xfab_nf_rx_add(q, XFAB_NF_RX_POOL_BYTES, pkt->len);
+	nf_rx_up(q, skb);
+	return;
+nomem:
+	xfab_nf_rx_add(q, XFAB_NF_RX_DROP_NOMEM, 1);
 }
 
 /*
@@ -297,11 +420,14 @@ static void nf_rx_consume(struct xfab_nf_queue *q, int verdict)
 	}
 	q->rx.rsp_cons += c;
 	xfab_nf_rx_add(q, XFAB_NF_RX_SLOTS, c);
-	if (verdict == XFAB_RX_OK) {
+	if (verdict != XFAB_RX_OK) {
+		xfab_nf_rx_err(q, verdict);
+	} else if (q->rx_pool) {
+		/* copied out before the pages go back to the backend */
+		nf_rx_deliver_copy(q, pages);
+	} else {
 		for (i = 0; i < pkt->nr_data; i++)
 			data[pkt->data_slot[i]] = true;
-	} else {
-		xfab_nf_rx_err(q, verdict);
 	}
 	for (i = 0; i < c; i++) {
 		if (!data[i] && pages[i]) {
@@ -309,7 +435,7 @@ static void nf_rx_consume(struct xfab_nf_queue *q, int verdict)
 			pages[i] = NULL;
 		}
 	}
-	if (verdict == XFAB_RX_OK)
+	if (verdict == XFAB_RX_OK && !q->rx_pool)
 		nf_rx_deliver(q, pages, refs);
 	/* keep the copies of the slots after the chain, drop the chain's */
 	q->rx_copied -= c;
@@ -393,4 +519,6 @@ void xfab_nf_rx_release(struct xfab_nf_queue *q)
 		q->rx_page[slot] = NULL;
 	}
 	q->rx_copied = 0;
+	q->rx_pool = false;
+	xfab_nf_pool_dir_release(&q->rx_dir);
 }

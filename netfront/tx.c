@@ -22,7 +22,6 @@
  */
 #include <linux/skbuff.h>
 #include <linux/mm.h>
-#include <linux/sort.h>
 #include <xen/events.h>
 #include <xen/page.h>
 #include "common.h"
@@ -462,49 +461,19 @@ int xfab_nf_tx_pool_create(struct xfab_nf_queue *q)
 	return 0;
 }
 
-static int nf_cmp_ref(const void *a, const void *b)
-{
-	u32 x = *(const u32 *)a, y = *(const u32 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
- * An xfab backend that maps pools (xfab-pool-max-pages covers ours) gets
- * the bounce pool's references, ascending as it requires, in a page
- * granted read-only: it maps the pool once and copies our TX slots with
- * memcpy. Any other backend gets nothing new, and neither does an xfab
- * one if the list cannot be made: the backend then grant-copies, as for
- * any frontend, so that is no reason to fail the connect.
+ * An xfab backend that maps pools (info->pools) gets the bounce pool's
+ * list: it then copies our TX slots with memcpy.
  */
 void xfab_nf_tx_pool_publish(struct xfab_nf_queue *q)
 {
-	domid_t be = q->info->xbdev->otherend_id;
 	unsigned int id;
 	u32 *refs;
-	int ref;
 
-	if (q->info->be.pool_max < XFAB_NF_TX_RING_SIZE)
-		return;
-	q->tx_pool_dir = alloc_page(GFP_NOIO | __GFP_ZERO);
-	if (!q->tx_pool_dir)
-		goto fail;
-	refs = page_address(q->tx_pool_dir);
-	for (id = 0; id < XFAB_NF_TX_RING_SIZE; id++)
+	refs = xfab_nf_pool_dir_start(&q->tx_dir);
+	for (id = 0; refs && id < XFAB_NF_TX_RING_SIZE; id++)
 		refs[id] = q->tx_buf[id].gref;
-	sort(refs, XFAB_NF_TX_RING_SIZE, sizeof(*refs), nf_cmp_ref, NULL);
-	ref = gnttab_grant_foreign_access(be, xen_page_to_gfn(q->tx_pool_dir),
-					  1);
-	if (ref < 0) {
-		__free_page(q->tx_pool_dir);
-		q->tx_pool_dir = NULL;
-		goto fail;
-	}
-	q->tx_pool_dir_ref = ref;
-	return;
-fail:
-	netdev_warn(q->info->netdev, "queue %u: TX pool not published (no page or grant for its list): TX by grant copy\n",
-		    q->id);
+	xfab_nf_pool_dir_finish(q, &q->tx_dir, XFAB_NF_TX_RING_SIZE, "TX");
 }
 
 /*
@@ -533,8 +502,5 @@ void xfab_nf_tx_release(struct xfab_nf_queue *q)
 		buf->skb = NULL;
 		buf->page = NULL;
 	}
-	/* a backend that still maps the list keeps the page till it lets go */
-	if (q->tx_pool_dir)
-		gnttab_end_foreign_access(q->tx_pool_dir_ref, q->tx_pool_dir);
-	q->tx_pool_dir = NULL;
+	xfab_nf_pool_dir_release(&q->tx_dir);
 }

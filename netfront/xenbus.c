@@ -135,19 +135,28 @@ static int nf_write_queue(struct xenbus_transaction xbt, const char *dir,
 	return xenbus_printf(xbt, dir, "event-channel", "%u", q->tx_evtchn);
 }
 
-/* The TX pool's list, for an xfab backend; none: remove stale keys. */
+/* A pool's list (kind "tx" or "rx"); none: remove stale keys. */
 static int nf_write_pool(struct xenbus_transaction xbt, const char *dir,
-			 struct xfab_nf_queue *q)
+			 const char *kind, const struct xfab_nf_pool_dir *d)
 {
-	if (!q->tx_pool_dir) {
-		nf_rm(xbt, dir, "xfab-tx-pool-ref");
-		nf_rm(xbt, dir, "xfab-tx-pool-pages");
+	char ref[24], pages[24];
+
+	snprintf(ref, sizeof(ref), "xfab-%s-pool-ref", kind);
+	snprintf(pages, sizeof(pages), "xfab-%s-pool-pages", kind);
+	if (!d->page) {
+		nf_rm(xbt, dir, ref);
+		nf_rm(xbt, dir, pages);
 		return 0;
 	}
-	return xenbus_printf(xbt, dir, "xfab-tx-pool-ref", "%u",
-			     q->tx_pool_dir_ref) ?:
-	       xenbus_printf(xbt, dir, "xfab-tx-pool-pages", "%u",
-			     (unsigned int)XFAB_NF_TX_RING_SIZE);
+	return xenbus_printf(xbt, dir, ref, "%u", d->ref) ?:
+	       xenbus_printf(xbt, dir, pages, "%u", d->n);
+}
+
+static int nf_write_pools(struct xenbus_transaction xbt, const char *dir,
+			  struct xfab_nf_queue *q)
+{
+	return nf_write_pool(xbt, dir, "tx", &q->tx_dir) ?:
+	       nf_write_pool(xbt, dir, "rx", &q->rx_dir);
 }
 
 /* Queue keys: flat for one queue, under queue-N/ for more. */
@@ -163,7 +172,7 @@ static int nf_write_queues(struct xenbus_transaction xbt,
 	if (info->num_queues == 1) {
 		nf_rm(xbt, node, "multi-queue-num-queues");
 		return nf_write_queue(xbt, node, &info->queues[0], split) ?:
-		       nf_write_pool(xbt, node, &info->queues[0]);
+		       nf_write_pools(xbt, node, &info->queues[0]);
 	}
 	err = xenbus_printf(xbt, node, "multi-queue-num-queues", "%u",
 			    info->num_queues);
@@ -172,7 +181,7 @@ static int nf_write_queues(struct xenbus_transaction xbt,
 		if (!dir)
 			return -ENOMEM;
 		err = nf_write_queue(xbt, dir, &info->queues[i], split) ?:
-		      nf_write_pool(xbt, dir, &info->queues[i]);
+		      nf_write_pools(xbt, dir, &info->queues[i]);
 		kfree(dir);
 	}
 	return err;
@@ -237,6 +246,9 @@ static int xfab_nf_connect(struct xfab_nf_info *info)
 	xfab_nf_teardown(info);
 	info->be = be;
 	info->bounce = bounce;
+	/* one pool page per ring slot: the backend must take that many */
+	info->pools = xfab_nf_pools && be.pool_max >= XFAB_NF_TX_RING_SIZE &&
+		      be.pool_max >= XFAB_NF_RX_RING_SIZE;
 	clear_bit(XFAB_NF_BROKEN, &info->flags);
 	err = xfab_nf_queues_create(info, nf_num_queues(info));
 	if (err)
@@ -246,10 +258,11 @@ static int xfab_nf_connect(struct xfab_nf_info *info)
 	netdev_update_features(nd);
 	rtnl_unlock();
 	if (!err)
-		netdev_info(nd, "backend %s: %u queues, TX %s\n", dev->otherend,
-			    info->num_queues, bounce ?
+		netdev_info(nd, "backend %s: %u queues, TX %s, RX %s\n",
+			    dev->otherend, info->num_queues, bounce ?
 			    "copied into a bounce pool (default trust)" :
-			    "granted in place (relaxed trust)");
+			    "granted in place (relaxed trust)", info->pools ?
+			    "copied out of a pool" : "a fresh page per packet");
 
 	/*
 	 * xenstore may be slow: not under rtnl. The queues stay: connect

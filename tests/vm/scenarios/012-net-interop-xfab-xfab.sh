@@ -7,9 +7,10 @@
 #   burst each way with the loss recorded; 2 queues negotiated with 2
 #   vCPUs and both carrying interrupts; jumbo ping (MTU 9000) both ways.
 #   See net_interop in lib.sh. The fast path: the backend maps the
-#   frontend's TX bounce pool and copies every TX byte from it with
-#   memcpy, no grant copy (net_pool_check); packets for the guest are
-#   copied in the sender's context (net_rx_direct_check).
+#   frontend's TX bounce pool and RX pool and copies every byte either
+#   way with memcpy, no grant copy; the frontend copies RX out of its
+#   pool and ends no grant per packet (net_pool_check); packets for the
+#   guest are copied in the sender's context (net_rx_direct_check).
 # Topology: dom0 (xfab_netback, bridge xenbr0 10.0.0.1/24) <-> domU d1
 #   (xfab_netfront, eth0 10.0.0.2/24, 2 vCPUs).
 #   Hotplug: Debian's vif-bridge and block scripts, as a user's dom0
@@ -18,6 +19,6 @@
 hotplug_scripts debian || error "could not switch to Debian's hotplug scripts"
 
 net_interop xfab_netfront xfab_netback
-net_pool_check "$(domu_id d1)" tx
+net_pool_check "$(domu_id d1)" pools
 net_rx_direct_check "$(domu_id d1)"
 pass "xfab_netfront <-> xfab_netback: drivers bound, ping, TCP both ways, UDP, 2 queues, jumbo"
