@@ -7,6 +7,7 @@
  *   interface.c  the vifD.N net_device, queue setup/teardown, interrupts
  *   tx.c         guest TX ring -> dom0 stack (NAPI, grant copy in)
  *   rx.c         dom0 stack -> guest RX ring (worker, grant copy out)
+ *   rxhold.c     copied packets kept until the guest took them
  *   stats.c      ethtool -S and the debugfs ring dump
  *
  * Naming: "tx" and "rx" are the guest's rings, as on the wire: the TX ring
@@ -58,6 +59,7 @@ extern unsigned int xfab_nb_pool_pages;
 
 extern unsigned int xfab_nb_max_queues;
 extern unsigned int xfab_nb_rx_backlog;
+extern unsigned int xfab_nb_rx_hold_max;
 extern struct workqueue_struct *xfab_nb_wq;
 extern struct dentry *xfab_nb_debugfs;
 
@@ -101,6 +103,9 @@ struct xfab_nb_stats {
 	atomic64_t rxr_drop_big, rxr_drop_nomem;
 	atomic64_t rxr_drop_stall;	/* purged, or xmit while stalled */
 	atomic64_t rxr_stops;
+	atomic64_t rxr_hold_taken;	/* freed held: the guest took them */
+	atomic64_t rxr_hold_over;	/* freed held: more than rx_hold */
+	atomic64_t rxr_hold_timeout;	/* freed held: the guest took long */
 	atomic64_t dbg_pokes;		/* debugfs writes (EOI + look) */
 	atomic64_t fatal;		/* a peer error disabled the vif */
 	atomic64_t pool_fail;		/* a pool that would not map: off */
@@ -201,6 +206,9 @@ struct xfab_nb_queue {
 	bool rx_stalled;		/* backlog dropped: drop until buffers come */
 	unsigned long rx_progress;	/* jiffies: last packet out, or backlog start */
 	struct delayed_work rx_stall;
+	struct sk_buff_head rx_held;	/* copied, until the guest took them */
+	unsigned int rx_held_bytes;	/* their truesize, under rx_held.lock */
+	struct timer_list rx_hold_timer;
 	xfab_idx_t rx_pushed;
 	struct xfab_nb_rxp rxp[XFAB_NB_BATCH];
 	struct xfab_seg rx_src[XFAB_NB_RX_SRC], rx_dst[XFAB_NB_RX_MAX_DATA];
@@ -270,6 +278,12 @@ void xfab_nb_rx_work(struct work_struct *work);
 bool xfab_nb_rx_has_work(struct xfab_nb_queue *q);
 u64 xfab_nb_rx_purge(struct xfab_nb_queue *q);
 void xfab_nb_rx_stall_check(struct work_struct *work);
+
+/* rxhold.c */
+void xfab_nb_rx_hold(struct xfab_nb_queue *q, struct sk_buff *skb);
+bool xfab_nb_rx_hold_done(struct xfab_nb_queue *q);
+void xfab_nb_rx_hold_timer(struct timer_list *t);
+void xfab_nb_rx_hold_release(struct xfab_nb_queue *q);
 
 /* stats.c */
 extern const struct ethtool_ops xfab_nb_ethtool_ops;

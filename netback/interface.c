@@ -48,16 +48,30 @@ static int nb_wake(struct xfab_nb_queue *q, int which)
 	return bits;
 }
 
+/*
+ * One event: wake whoever has work. The guest posting RX buffers past a
+ * held packet (rxhold.c) is work done here; an event that brought
+ * nothing at all is spurious.
+ */
+static irqreturn_t nb_event(struct xfab_nb_queue *q, int irq, int which,
+			    atomic64_t *spurious)
+{
+	bool freed = (which & XFAB_NB_EOI_RX) && xfab_nb_rx_hold_done(q);
+
+	if (nb_wake(q, which))
+		return IRQ_HANDLED;
+	if (!freed)
+		atomic64_inc(spurious);
+	xen_irq_lateeoi(irq, freed ? 0 : XEN_EOI_FLAG_SPURIOUS);
+	return IRQ_HANDLED;
+}
+
 static irqreturn_t nb_tx_interrupt(int irq, void *data)
 {
 	struct xfab_nb_queue *q = data;
 
 	atomic64_inc(&q->st.txr_irqs);
-	if (!nb_wake(q, XFAB_NB_EOI_TX)) {
-		atomic64_inc(&q->st.txr_spurious);
-		xen_irq_lateeoi(irq, XEN_EOI_FLAG_SPURIOUS);
-	}
-	return IRQ_HANDLED;
+	return nb_event(q, irq, XFAB_NB_EOI_TX, &q->st.txr_spurious);
 }
 
 static irqreturn_t nb_rx_interrupt(int irq, void *data)
@@ -65,11 +79,7 @@ static irqreturn_t nb_rx_interrupt(int irq, void *data)
 	struct xfab_nb_queue *q = data;
 
 	atomic64_inc(&q->st.rxr_irqs);
-	if (!nb_wake(q, XFAB_NB_EOI_RX)) {
-		atomic64_inc(&q->st.rxr_spurious);
-		xen_irq_lateeoi(irq, XEN_EOI_FLAG_SPURIOUS);
-	}
-	return IRQ_HANDLED;
+	return nb_event(q, irq, XFAB_NB_EOI_RX, &q->st.rxr_spurious);
 }
 
 static irqreturn_t nb_interrupt(int irq, void *data)
@@ -77,11 +87,8 @@ static irqreturn_t nb_interrupt(int irq, void *data)
 	struct xfab_nb_queue *q = data;
 
 	atomic64_inc(&q->st.txr_irqs);
-	if (!nb_wake(q, XFAB_NB_EOI_TX | XFAB_NB_EOI_RX)) {
-		atomic64_inc(&q->st.txr_spurious);
-		xen_irq_lateeoi(irq, XEN_EOI_FLAG_SPURIOUS);
-	}
-	return IRQ_HANDLED;
+	return nb_event(q, irq, XFAB_NB_EOI_TX | XFAB_NB_EOI_RX,
+			&q->st.txr_spurious);
 }
 
 /* A peer error we cannot answer packet by packet: stop using the vif. */
@@ -238,6 +245,7 @@ void xfab_nb_queue_disconnect(struct xfab_nb_queue *q)
 	cancel_work_sync(&q->rx_work);
 	cancel_delayed_work_sync(&q->rx_stall);
 	atomic64_add(xfab_nb_rx_purge(q), &q->st.rxr_drop_down);
+	xfab_nb_rx_hold_release(q);
 	/* the datapath is stopped: nothing reads the pools any more */
 	xfab_nb_pool_unmap(&q->tx_pool);
 	xfab_nb_pool_unmap(&q->rx_pool);
@@ -351,6 +359,8 @@ static void nb_queue_init(struct xfab_nb_vif *vif, unsigned int i)
 	u64_stats_init(&q->st.rx_sync);
 	INIT_WORK(&q->rx_work, xfab_nb_rx_work);
 	INIT_DELAYED_WORK(&q->rx_stall, xfab_nb_rx_stall_check);
+	skb_queue_head_init(&q->rx_held);
+	timer_setup(&q->rx_hold_timer, xfab_nb_rx_hold_timer, 0);
 	timer_setup(&q->rate_timer, xfab_nb_rate_timer, 0);
 }
 

@@ -28,6 +28,15 @@ module_param_named(rx_backlog, xfab_nb_rx_backlog, uint, 0644);
 MODULE_PARM_DESC(rx_backlog, "Bytes queued per queue for a guest before the queue stops (default 512 KiB)");
 
 /*
+ * Copied packets kept per queue until the guest took them (rxhold.c):
+ * what lets the sender's TCP see packets in flight and gather writes
+ * into bigger packets. 0 frees each packet as soon as it is copied.
+ */
+unsigned int xfab_nb_rx_hold_max = 32;
+module_param_named(rx_hold, xfab_nb_rx_hold_max, uint, 0644);
+MODULE_PARM_DESC(rx_hold, "Copied packets per queue kept until the guest took them (default 32; 0: free at once)");
+
+/*
  * A guest that posts no RX buffers for this long while its queue is
  * stopped loses its backlog, so that it cannot pin dom0 memory forever.
  */

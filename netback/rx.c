@@ -75,6 +75,8 @@ netdev_tx_t xfab_nb_start_xmit(struct sk_buff *skb, struct net_device *dev)
 		atomic64_inc(&q->st.rxr_drop_stall);
 		goto drop;
 	}
+	/* packets the guest took since: a sender may be waiting on them */
+	xfab_nb_rx_hold_done(q);
 	if (skb_queue_empty_lockless(&q->rx_queue) && rx_direct(q, skb))
 		return NETDEV_TX_OK;
 	spin_lock_bh(&q->rx_queue.lock);
@@ -412,10 +414,11 @@ static void rx_answer(struct xfab_nb_queue *q, struct xfab_nb_rxp *p,
 		t->bytes += p->skb->len;
 		t->slots += p->nslots + p->gso;
 		t->gso += p->gso;
+		xfab_nb_rx_hold(q, p->skb);
 	} else {
 		t->drop_copy++;
+		dev_kfree_skb_any(p->skb);
 	}
-	dev_kfree_skb_any(p->skb);
 	p->skb = NULL;
 }
 

@@ -28,7 +28,9 @@ static const struct xfab_stat nb_fixed[] = {
 	NB_RX(rxr_gso), NB_AT(rxr_drop_backlog), NB_AT(rxr_drop_down),
 	NB_AT(rxr_drop_big), NB_RX(rxr_drop_copy), NB_AT(rxr_drop_nomem),
 	NB_AT(rxr_drop_stall), NB_AT(rxr_irqs), NB_AT(rxr_spurious),
-	NB_RX(rxr_kicks), NB_AT(rxr_stops), NB_RX(rxr_direct), NB_RX(rxr_copy_calls),
+	NB_RX(rxr_kicks), NB_AT(rxr_stops), NB_AT(rxr_hold_taken),
+	NB_AT(rxr_hold_over), NB_AT(rxr_hold_timeout), NB_RX(rxr_direct),
+	NB_RX(rxr_copy_calls),
 	NB_RX(rxr_copy_ops), NB_RX(rxr_pool_ops), NB_RX(rxr_pool_bytes),
 	NB_AT(pool_fail), NB_AT(fatal),
 };

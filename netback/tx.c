@@ -380,6 +380,8 @@ int xfab_nb_tx_poll(struct napi_struct *napi, int budget)
 	int done = 0, n;
 	u32 nops;
 
+	/* the guest's packets (its ACKs) follow what it took from us */
+	xfab_nb_rx_hold_done(q);
 	while (done < budget && q->connected && !q->broken &&
 	       !READ_ONCE(q->tx_throttled)) {
 		n = tx_gather(q, min(budget - done, XFAB_NB_BATCH), &nops);

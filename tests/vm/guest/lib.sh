@@ -702,6 +702,21 @@ net_rx_direct_check() {
 	log "RX: $direct packets copied in the sender's context"
 }
 
+# net_rx_hold_check DOMID: xfab_netback kept copied packets until the
+# guest had taken them (rx_hold) and saw it take them: most go that way,
+# not by the 8 ms timeout. After TCP both ways, the guest's ACKs bring
+# the backend by often enough that a timeout is the exception.
+net_rx_hold_check() {
+	local -A ctr
+	counters_of "$(ethtool -S "vif$1.0")"
+	figure rx_hold_taken "${ctr[rxr_hold_taken]:-0}"
+	figure rx_hold_over "${ctr[rxr_hold_over]:-0}"
+	figure rx_hold_timeout "${ctr[rxr_hold_timeout]:-0}"
+	[ "${ctr[rxr_hold_taken]:-0}" -gt $((4 * ${ctr[rxr_hold_timeout]:-0})) ] ||
+		fail "xfab_netback freed ${ctr[rxr_hold_taken]} kept packets once the guest took them, ${ctr[rxr_hold_timeout]} after 8 ms (want most the first way)"
+	log "RX: ${ctr[rxr_hold_taken]} copied packets freed once the guest took them"
+}
+
 # The vif "rate=" limit, which xl writes to the backend's "rate" key as
 # "<bytes>,<usec>": a checksummed 8 MiB stream from the guest must not
 # beat that rate by more than 20 %, and the backend must have held its

@@ -10,7 +10,8 @@
 #   frontend's TX bounce pool and RX pool and copies every byte either
 #   way with memcpy, no grant copy; the frontend copies RX out of its
 #   pool and ends no grant per packet (net_pool_check); packets for the
-#   guest are copied in the sender's context (net_rx_direct_check).
+#   guest are copied in the sender's context (net_rx_direct_check) and
+#   kept until the guest took them (net_rx_hold_check).
 # Topology: dom0 (xfab_netback, bridge xenbr0 10.0.0.1/24) <-> domU d1
 #   (xfab_netfront, eth0 10.0.0.2/24, 2 vCPUs).
 #   Hotplug: Debian's vif-bridge and block scripts, as a user's dom0
@@ -21,4 +22,5 @@ hotplug_scripts debian || error "could not switch to Debian's hotplug scripts"
 net_interop xfab_netfront xfab_netback
 net_pool_check "$(domu_id d1)" pools
 net_rx_direct_check "$(domu_id d1)"
+net_rx_hold_check "$(domu_id d1)"
 pass "xfab_netfront <-> xfab_netback: drivers bound, ping, TCP both ways, UDP, 2 queues, jumbo"
