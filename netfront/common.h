@@ -56,6 +56,8 @@
 #define XFAB_NF_RX_PULL 128
 /* RX pool: a packet this small is copied whole into the linear area. */
 #define XFAB_NF_RX_COPYBREAK 256
+/* RX pool: the largest page (as an order) a packet is copied into. */
+#define XFAB_NF_RX_COPY_ORDER 3
 
 /* Per-queue TX counters, in ethtool -S order (names in ethtool.c). */
 enum xfab_nf_tx_stat {

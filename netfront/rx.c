@@ -323,37 +323,59 @@ static void nf_rx_deliver(struct xfab_nf_queue *q, struct page **pages,
 }
 
 /*
- * Append len bytes to the skb's page frags, filling the last one before
- * taking a new page. An error leaves the skb holding what it has.
+ * A page for the next left bytes of a packet: up to 32 KiB in one, so a
+ * 64 KiB packet costs a few allocations and frags rather than 16; single
+ * pages when memory is fragmented.
  */
-static int nf_rx_append(struct sk_buff *skb, const u8 *src, unsigned int len)
+static struct page *nf_rx_frag_page(unsigned int left)
+{
+	unsigned int order = min_t(unsigned int, get_order(left),
+				   XFAB_NF_RX_COPY_ORDER);
+	struct page *pg = NULL;
+
+	if (order)
+		pg = dev_alloc_pages(order);
+	return pg ?: dev_alloc_page();
+}
+
+/*
+ * Append len bytes to the skb's page frags, filling the last one before
+ * taking a new page; left: bytes of the packet from src on, len or more.
+ * An error leaves the skb holding what it has.
+ */
+static int nf_rx_append(struct sk_buff *skb, const u8 *src, unsigned int len,
+			unsigned int left)
 {
 	struct skb_shared_info *sh = skb_shinfo(skb);
+	unsigned int room = 0;
 
 	while (len) {
-		unsigned int nr = sh->nr_frags, used = PAGE_SIZE, c;
+		unsigned int nr = sh->nr_frags, used = 0, c;
 		skb_frag_t *f = nr ? &sh->frags[nr - 1] : NULL;
 		struct page *pg;
 
-		if (f)
+		if (f) {
 			used = skb_frag_off(f) + skb_frag_size(f);
-		if (used == PAGE_SIZE) {
+			room = page_size(skb_frag_page(f)) - used;
+		}
+		if (!room) {
 			/* XFAB_RX_MAX_LEN keeps a valid packet within bounds */
 			if (nr == MAX_SKB_FRAGS)
 				return -E2BIG;
-			pg = dev_alloc_page();
+			pg = nf_rx_frag_page(left);
 			if (!pg)
 				return -ENOMEM;
-			skb_add_rx_frag(skb, nr, pg, 0, 0, PAGE_SIZE);
+			skb_add_rx_frag(skb, nr, pg, 0, 0, page_size(pg));
 			continue;
 		}
-		c = min_t(unsigned int, len, PAGE_SIZE - used);
+		c = min(len, room);
 		memcpy(page_address(skb_frag_page(f)) + used, src, c);
 		skb_frag_size_add(f, c);
 		skb->len += c;
 		skb->data_len += c;
 		src += c;
 		len -= c;
+		left -= c;
 	}
 	return 0;
 }
@@ -361,13 +383,15 @@ static int nf_rx_append(struct sk_buff *skb, const u8 *src, unsigned int len)
 /*
  * Pool mode: copy the validated chain out of its pool pages, read once
  * each. A small packet goes whole into the linear area; a larger one
- * puts its first XFAB_NF_RX_PULL bytes there and the rest in whole pages.
+ * puts its first XFAB_NF_RX_PULL bytes there and the rest in pages of up
+ * to 32 KiB, filled one after the other.
  */
 static void nf_rx_deliver_copy(struct xfab_nf_queue *q, struct page **pages)
 {
 	const struct xfab_rx_pkt *pkt = &q->rx_pkt;
-	unsigned int k, lin = pkt->len <= XFAB_NF_RX_COPYBREAK ?
-			      pkt->len : XFAB_NF_RX_PULL;
+	unsigned int lin = pkt->len <= XFAB_NF_RX_COPYBREAK ? pkt->len :
+			   XFAB_NF_RX_PULL;
+	unsigned int k, left = pkt->len;
 	struct sk_buff *skb;
 
 	BUILD_BUG_ON(DIV_ROUND_UP(XFAB_RX_MAX_LEN - XFAB_NF_RX_PULL,
@@ -385,10 +409,11 @@ static void nf_rx_deliver_copy(struct xfab_nf_queue *q, struct page **pages)
 		/* skb_put() is for a linear skb only: not once frags began */
 		if (c)
 			skb_put_data(skb, src, c);
-		if (nf_rx_append(skb, src + c, n - c)) {
+		if (nf_rx_append(skb, src + c, n - c, left - c)) {
 			kfree_skb(skb);
 			goto nomem;
 		}
+		left -= n;
 	}
 	xfab_nf_rx_add(q, XFAB_NF_RX_POOL_BYTES, pkt->len);
 	nf_rx_up(q, skb);
