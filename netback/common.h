@@ -280,7 +280,9 @@ u64 xfab_nb_rx_purge(struct xfab_nb_queue *q);
 void xfab_nb_rx_stall_check(struct work_struct *work);
 
 /* rxhold.c */
-void xfab_nb_rx_hold(struct xfab_nb_queue *q, struct sk_buff *skb);
+void xfab_nb_rx_hold_add(struct xfab_nb_queue *q, struct sk_buff_head *round,
+			 struct sk_buff *skb);
+void xfab_nb_rx_hold(struct xfab_nb_queue *q, struct sk_buff_head *round);
 bool xfab_nb_rx_hold_done(struct xfab_nb_queue *q);
 void xfab_nb_rx_hold_timer(struct timer_list *t);
 void xfab_nb_rx_hold_release(struct xfab_nb_queue *q);

@@ -75,8 +75,6 @@ netdev_tx_t xfab_nb_start_xmit(struct sk_buff *skb, struct net_device *dev)
 		atomic64_inc(&q->st.rxr_drop_stall);
 		goto drop;
 	}
-	/* packets the guest took since: a sender may be waiting on them */
-	xfab_nb_rx_hold_done(q);
 	if (skb_queue_empty_lockless(&q->rx_queue) && rx_direct(q, skb))
 		return NETDEV_TX_OK;
 	spin_lock_bh(&q->rx_queue.lock);
@@ -385,6 +383,7 @@ static bool rx_copies_ok(struct xfab_nb_queue *q, struct xfab_nb_rxp *p)
 /* What one round answered, counted once per round, not per packet. */
 struct nb_rx_tally {
 	u64 packets, bytes, slots, gso, drop_copy, direct;
+	struct sk_buff_head held;	/* copied: kept till the guest took them */
 };
 
 /* Answer one packet's buffers in ring order. */
@@ -414,7 +413,7 @@ static void rx_answer(struct xfab_nb_queue *q, struct xfab_nb_rxp *p,
 		t->bytes += p->skb->len;
 		t->slots += p->nslots + p->gso;
 		t->gso += p->gso;
-		xfab_nb_rx_hold(q, p->skb);
+		xfab_nb_rx_hold_add(q, &t->held, p->skb);
 	} else {
 		t->drop_copy++;
 		dev_kfree_skb_any(p->skb);
@@ -456,6 +455,7 @@ static void rx_finish(struct xfab_nb_queue *q, int n, u32 nops, bool direct)
 	struct nb_rx_tally t = { .direct = direct ? n : 0 };
 	int i;
 
+	__skb_queue_head_init(&t.held);
 	if (nops)
 		gnttab_batch_copy(q->rx_ops, nops);
 	for (i = 0; i < n; i++)
@@ -465,6 +465,7 @@ static void rx_finish(struct xfab_nb_queue *q, int n, u32 nops, bool direct)
 			&q->rx.sring->rsp_prod, &q->rx.sring->rsp_event,
 			q->rx_irq, &q->st.rx_sync, &q->st.rxr_kicks);
 	WRITE_ONCE(q->rx_progress, jiffies);
+	xfab_nb_rx_hold(q, &t.held);
 }
 
 /*

@@ -14,7 +14,7 @@
  *
  * We look whenever the guest's own activity brings us by: its next TX
  * packets (a TCP receiver's ACKs, which follow what it took), an RX event
- * it sent anyway, the next packet for it (start_xmit). No event is asked
+ * it sent anyway, the next packets copied for it. No event is asked
  * for: tried, that cost the guest a notification per NAPI round (578
  * rather than 221 per 1000 packets in TCP_MAERTS) for no more speed.
  *
@@ -24,8 +24,9 @@
  * or hasten it, nothing more.
  *
  * The list has its own lock, taken with interrupts off: the guest's
- * event frees from its handler, start_xmit, NAPI and the worker add or
- * free, and the timer frees what waited too long.
+ * event frees from its handler, NAPI frees, each copy round (start_xmit's
+ * or the worker's) adds its packets and frees, and the timer frees what
+ * waited too long.
  */
 #include <linux/skbuff.h>
 #include "common.h"
@@ -106,24 +107,41 @@ bool xfab_nb_rx_hold_done(struct xfab_nb_queue *q)
 	return true;
 }
 
-/* A packet whose responses are written: keep it until the guest took it. */
-void xfab_nb_rx_hold(struct xfab_nb_queue *q, struct sk_buff *skb)
+/* A copied packet whose responses are written joins its round's list. */
+void xfab_nb_rx_hold_add(struct xfab_nb_queue *q, struct sk_buff_head *round,
+			 struct sk_buff *skb)
 {
+	nb_hold_cb(skb)->end = q->rx.rsp_prod_pvt;
+	__skb_queue_tail(round, skb);
+}
+
+/*
+ * Keep a round's copied packets until the guest took them: one lock and
+ * one look at the ring per round, not per packet. Empties round.
+ */
+void xfab_nb_rx_hold(struct xfab_nb_queue *q, struct sk_buff_head *round)
+{
+	unsigned long flags, now = jiffies;
 	struct sk_buff_head done;
-	unsigned long flags;
+	unsigned int bytes = 0;
+	struct sk_buff *skb;
 	bool first;
 
 	if (!xfab_nb_rx_hold_max) {
-		dev_kfree_skb_any(skb);
+		nb_free_list(round);
 		return;
 	}
-	nb_hold_cb(skb)->end = q->rx.rsp_prod_pvt;
-	nb_hold_cb(skb)->at = jiffies;
+	if (skb_queue_empty(round))
+		return;
+	skb_queue_walk(round, skb) {
+		nb_hold_cb(skb)->at = now;
+		bytes += skb->truesize;
+	}
 	__skb_queue_head_init(&done);
 	spin_lock_irqsave(&q->rx_held.lock, flags);
 	first = skb_queue_empty(&q->rx_held);
-	__skb_queue_tail(&q->rx_held, skb);
-	q->rx_held_bytes += skb->truesize;
+	skb_queue_splice_tail_init(round, &q->rx_held);
+	q->rx_held_bytes += bytes;
 	while (skb_queue_len(&q->rx_held) > xfab_nb_rx_hold_max ||
 	       (q->rx_held_bytes > NB_HOLD_BYTES &&
 		skb_queue_len(&q->rx_held) > 1)) {
