@@ -253,7 +253,9 @@ void xfab_nf_tx_release(struct xfab_nf_queue *q);
 int xfab_nf_tx_pool_create(struct xfab_nf_queue *q);
 void xfab_nf_tx_pool_publish(struct xfab_nf_queue *q);
 
-/* pool.c: the lists of pool pages an xfab backend maps */
+/* pool.c: pool pages, and the lists of them an xfab backend maps */
+struct page *xfab_nf_pool_page(struct xfab_nf_queue *q, grant_ref_t *head,
+			       bool readonly, grant_ref_t *ref);
 u32 *xfab_nf_pool_dir_start(struct xfab_nf_pool_dir *d);
 void xfab_nf_pool_dir_finish(struct xfab_nf_queue *q,
 			     struct xfab_nf_pool_dir *d, unsigned int n,

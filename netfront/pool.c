@@ -20,6 +20,25 @@ static int nf_cmp_ref(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * A pool page: zeroed (a backend may read all of a granted page, and
+ * its old contents are none of its business) and granted for as long as
+ * the rings live, from the queue's private reference pool (head), which
+ * holds one reference per slot, so claiming cannot fail. NULL: no memory.
+ */
+struct page *xfab_nf_pool_page(struct xfab_nf_queue *q, grant_ref_t *head,
+			       bool readonly, grant_ref_t *ref)
+{
+	struct page *pg = alloc_page(GFP_NOIO | __GFP_ZERO);
+
+	if (!pg)
+		return NULL;
+	*ref = gnttab_claim_grant_reference(head);
+	gnttab_grant_foreign_access_ref(*ref, q->info->xbdev->otherend_id,
+					xen_page_to_gfn(pg), readonly);
+	return pg;
+}
+
 /* A zeroed list page for the caller to fill; NULL: no memory. */
 u32 *xfab_nf_pool_dir_start(struct xfab_nf_pool_dir *d)
 {

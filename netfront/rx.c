@@ -97,19 +97,16 @@ void xfab_nf_rx_refill(struct xfab_nf_queue *q)
  */
 int xfab_nf_rx_pool_create(struct xfab_nf_queue *q)
 {
-	domid_t be = q->info->xbdev->otherend_id;
 	unsigned int slot;
 	u32 *refs;
 
 	for (slot = 0; slot < XFAB_NF_RX_RING_SIZE; slot++) {
-		struct page *pg = alloc_page(GFP_NOIO | __GFP_ZERO);
 		grant_ref_t ref;
+		struct page *pg = xfab_nf_pool_page(q, &q->rx_gref_head, false,
+						    &ref);
 
 		if (!pg)
 			return -ENOMEM;
-		/* the private pool has one reference per slot */
-		ref = gnttab_claim_grant_reference(&q->rx_gref_head);
-		gnttab_grant_foreign_access_ref(ref, be, xen_page_to_gfn(pg), 0);
 		nf_rx_post(q, pg, ref);
 	}
 	xfab_nf_rx_add(q, XFAB_NF_RX_GRANTS, XFAB_NF_RX_RING_SIZE);

@@ -441,20 +441,15 @@ bool xfab_nf_tx_pending(struct xfab_nf_queue *q)
  */
 int xfab_nf_tx_pool_create(struct xfab_nf_queue *q)
 {
-	domid_t be = q->info->xbdev->otherend_id;
 	unsigned int id;
 
 	for (id = 0; id < XFAB_NF_TX_RING_SIZE; id++) {
 		struct xfab_nf_tx_buf *buf = &q->tx_buf[id];
-		struct page *pg = alloc_page(GFP_NOIO | __GFP_ZERO);
 
-		if (!pg)
+		buf->page = xfab_nf_pool_page(q, &q->tx_gref_head, true,
+					      &buf->gref);
+		if (!buf->page)
 			return -ENOMEM;
-		/* the private pool has one reference per id */
-		buf->gref = gnttab_claim_grant_reference(&q->tx_gref_head);
-		buf->page = pg;
-		gnttab_grant_foreign_access_ref(buf->gref, be,
-						xen_page_to_gfn(pg), 1);
 	}
 	xfab_nf_tx_add(q, XFAB_NF_TX_GRANTS, XFAB_NF_TX_RING_SIZE);
 	q->tx_bounce = true;
