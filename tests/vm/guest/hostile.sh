@@ -116,6 +116,7 @@ HV_SECS=${HV_SECS:-14}
 # summed over queues for xfab_netback), its carrier and tx_dropped.
 hostile_vif() {
 	local be=$1 c=$2 run id dev devid secs=$HS_SECS k ping=""
+	local -A ctr
 	HS=() HB=()
 	stock_mark
 	[ $c = no_rx ] && secs=$HV_SECS
@@ -138,9 +139,10 @@ hostile_vif() {
 		HB[dom0_sent]=$(awk '/transmitted/ { print $1 }' "$W/hs-ping.out")
 		log "dom0 broadcast: $(grep transmitted "$W/hs-ping.out")"
 	fi
+	counters_of "$(ethtool -S "$dev")"
 	for k in txr_packets txr_drop_copy txr_drop_zero_frag txr_fatal_cross_page \
 		txr_fatal_slot_flood txr_spurious rxr_drop_stall fatal; do
-		HB[$k]=$(vif_counter "$dev" $k)
+		HB[$k]=${ctr[$k]:-0}
 	done
 	HB[carrier]=$(cat /sys/class/net/$dev/carrier 2>/dev/null || echo 0)
 	HB[tx_dropped]=$(cat /sys/class/net/$dev/statistics/tx_dropped)
