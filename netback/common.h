@@ -8,6 +8,7 @@
  *   tx.c         guest TX ring -> dom0 stack (NAPI, grant copy in)
  *   rx.c         dom0 stack -> guest RX ring (worker, grant copy out)
  *   rxhold.c     copied packets kept until the guest took them
+ *   lro.c        guest TX segments of one flow merged before the stack
  *   stats.c      ethtool -S and the debugfs ring dump
  *
  * Naming: "tx" and "rx" are the guest's rings, as on the wire: the TX ring
@@ -37,6 +38,7 @@
 #include "xfab_credit.h"
 #include "xfab_kstats.h"
 #include "xfab_pool.h"
+#include "xfab_lro.h"
 
 /* One page per ring: netif has no multi-page rings. */
 #define XFAB_NB_TX_RING_SIZE __CONST_RING_SIZE(xen_netif_tx, XEN_PAGE_SIZE)
@@ -56,6 +58,7 @@
 #define XFAB_NB_TX_DST 20
 extern unsigned int xfab_nb_rx_stall_secs;
 extern unsigned int xfab_nb_pool_pages;
+extern bool xfab_nb_lro;
 
 extern unsigned int xfab_nb_max_queues;
 extern unsigned int xfab_nb_rx_backlog;
@@ -91,6 +94,9 @@ struct xfab_nb_stats {
 	u64_stats_t txr_copy_calls, txr_copy_ops;
 	u64_stats_t txr_rate_waits;	/* the rate limit held the ring back */
 	u64_stats_t txr_pool_ops, txr_pool_bytes;	/* memcpy from the pool */
+	u64_stats_t txr_lro_out;	/* merged packets handed up */
+	u64_stats_t txr_lro_segs;	/* guest packets in them */
+	u64_stats_t txr_lro_stop[XFAB_LRO_NR_WHY];	/* by xfab_lro_why */
 	struct u64_stats_sync rx_sync;
 	u64_stats_t rxr_packets, rxr_bytes, rxr_slots, rxr_gso;
 	u64_stats_t rxr_drop_copy, rxr_kicks;
@@ -166,6 +172,18 @@ static inline void *xfab_nb_pool_va(const struct xfab_nb_pool *p, u32 ref)
 	return i < 0 ? NULL : page_address(p->pages[i]);
 }
 
+/*
+ * The LRO merge of one NAPI poll (lro.c): the packet being built, the
+ * last skb on its frag_list, and the poll's tallies, counted at its end.
+ */
+struct xfab_nb_lro {
+	bool on;			/* NETIF_F_GRO_HW, read once per poll */
+	struct sk_buff *head, *last;
+	struct xfab_lro_flow flow;
+	u32 out, segs;
+	u32 why[XFAB_LRO_NR_WHY];
+};
+
 struct xfab_nb_vif;
 
 struct xfab_nb_queue {
@@ -198,6 +216,7 @@ struct xfab_nb_queue {
 	u64 tx_pool_bytes;
 	struct timer_list rate_timer;	/* reschedules NAPI when credit is due */
 	bool tx_throttled;		/* waiting for rate_timer */
+	struct xfab_nb_lro lro;
 
 	/* RX ring (worker) */
 	struct sk_buff_head rx_queue;	/* xmit -> worker */
@@ -286,6 +305,11 @@ void xfab_nb_rx_hold(struct xfab_nb_queue *q, struct sk_buff_head *round);
 bool xfab_nb_rx_hold_done(struct xfab_nb_queue *q);
 void xfab_nb_rx_hold_timer(struct timer_list *t);
 void xfab_nb_rx_hold_release(struct xfab_nb_queue *q);
+
+/* lro.c */
+void xfab_nb_lro_begin(struct xfab_nb_queue *q);
+void xfab_nb_lro_receive(struct xfab_nb_queue *q, struct sk_buff *skb);
+void xfab_nb_lro_end(struct xfab_nb_queue *q);
 
 /* stats.c */
 extern const struct ethtool_ops xfab_nb_ethtool_ops;

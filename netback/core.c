@@ -7,3 +7,4 @@
 #include "../common/xfab_xenbus.c"
 #include "../common/xfab_stats.c"
 #include "../common/xfab_pool.c"
+#include "../common/xfab_lro.c"

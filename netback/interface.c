@@ -399,8 +399,11 @@ struct xfab_nb_vif *xfab_nb_vif_create(struct xenbus_device *xdev,
 	dev->netdev_ops = &nb_netdev_ops;
 	dev->ethtool_ops = &xfab_nb_ethtool_ops;
 	dev->hw_features = NETIF_F_SG | NETIF_F_IP_CSUM | NETIF_F_IPV6_CSUM |
-			   NETIF_F_TSO | NETIF_F_TSO6 | NETIF_F_RXCSUM;
+			   NETIF_F_TSO | NETIF_F_TSO6 | NETIF_F_RXCSUM |
+			   NETIF_F_GRO_HW;
 	dev->features = dev->hw_features;
+	if (!xfab_nb_lro)
+		dev->features &= ~NETIF_F_GRO_HW;
 	dev->min_mtu = ETH_MIN_MTU;
 	dev->max_mtu = XEN_NETIF_MAX_TX_SIZE - VLAN_ETH_HLEN;
 	/* A guest's packet is at most 64 KiB on the wire protocol. */

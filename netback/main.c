@@ -54,6 +54,15 @@ unsigned int xfab_nb_pool_pages = XFAB_POOL_MAX_PAGES;
 module_param_named(pool_pages, xfab_nb_pool_pages, uint, 0444);
 MODULE_PARM_DESC(pool_pages, "Most pages of a frontend's TX or RX pool mapped per queue (default and maximum 1024; 0: no pools)");
 
+/*
+ * LRO on guest TX (lro.c) for vifs made from now on; each vif's own
+ * switch is ethtool -K vifD.N rx-gro-hw on|off. Off hands every guest
+ * packet to the stack as it came, as the stock backend does.
+ */
+bool xfab_nb_lro = true;
+module_param_named(lro, xfab_nb_lro, bool, 0644);
+MODULE_PARM_DESC(lro, "Merge a guest's TCP segments before dom0's stack on new vifs (default on; per vif: ethtool -K vifD.N rx-gro-hw)");
+
 struct workqueue_struct *xfab_nb_wq;
 struct dentry *xfab_nb_debugfs;
 struct xfab_nb_totals xfab_nb_totals;

@@ -23,6 +23,7 @@ static const struct xfab_stat nb_fixed[] = {
 	NB_TX(txr_drop_nomem), NB_AT(txr_irqs), NB_AT(txr_spurious),
 	NB_TX(txr_kicks), NB_TX(txr_copy_calls), NB_TX(txr_copy_ops),
 	NB_TX(txr_rate_waits), NB_TX(txr_pool_ops), NB_TX(txr_pool_bytes),
+	NB_TX(txr_lro_out), NB_TX(txr_lro_segs),
 	NB_AT(dbg_pokes),
 	NB_RX(rxr_packets), NB_RX(rxr_bytes), NB_RX(rxr_slots),
 	NB_RX(rxr_gso), NB_AT(rxr_drop_backlog), NB_AT(rxr_drop_down),
@@ -35,8 +36,12 @@ static const struct xfab_stat nb_fixed[] = {
 	NB_AT(pool_fail), NB_AT(fatal),
 };
 
-/* The fixed counters, then one per TX-ring error reason (1..). */
-#define NB_NR_STATS (ARRAY_SIZE(nb_fixed) + XFAB_TX_NR_ERRS - 1)
+/*
+ * The fixed counters, then one per TX-ring error reason (1..), then one
+ * per reason a guest packet joined no LRO merge (1..).
+ */
+#define NB_NR_STATS (ARRAY_SIZE(nb_fixed) + XFAB_TX_NR_ERRS - 1 + \
+		     XFAB_LRO_NR_WHY - 1)
 static struct xfab_stat nb_slots[NB_NR_STATS];
 static struct xfab_stats_table nb_table = { nb_slots, 0, NB_NR_STATS };
 
@@ -52,6 +57,11 @@ int xfab_nb_stats_init(void)
 	       xfab_stats_add_reasons(&nb_table, "txr_", nb_tx_err_name, 1,
 				      XFAB_TX_NR_ERRS,
 				      offsetof(struct xfab_nb_stats, txr_err),
+				      sizeof(u64_stats_t),
+				      offsetof(struct xfab_nb_stats, tx_sync)) ?:
+	       xfab_stats_add_reasons(&nb_table, "txr_lro_stop_",
+				      xfab_lro_why_name, 1, XFAB_LRO_NR_WHY,
+				      offsetof(struct xfab_nb_stats, txr_lro_stop),
 				      sizeof(u64_stats_t),
 				      offsetof(struct xfab_nb_stats, tx_sync));
 }

@@ -9,7 +9,9 @@
  * finished, since the answer lets the guest reuse the page.
  *
  * One copy per byte either way; the split into gather / copy / deliver
- * keeps the choice of how to copy inside tx_plan_packet().
+ * keeps the choice of how to copy inside tx_plan_packet(). Delivered
+ * packets go through lro.c, which merges a poll's consecutive segments
+ * of one TCP flow before the stack sees them.
  */
 #include <linux/etherdevice.h>
 #include <xen/page.h>
@@ -324,7 +326,7 @@ static void tx_deliver(struct xfab_nb_queue *q, int n)
 		}
 		packets++;
 		bytes += p->pkt.len;
-		netif_receive_skb(skb);
+		xfab_nb_lro_receive(q, skb);
 	}
 	/* the batch's deliveries, in one update section */
 	u64_stats_update_begin(&q->st.tx_sync);
@@ -382,6 +384,7 @@ int xfab_nb_tx_poll(struct napi_struct *napi, int budget)
 
 	/* the guest's packets (its ACKs) follow what it took from us */
 	xfab_nb_rx_hold_done(q);
+	xfab_nb_lro_begin(q);
 	while (done < budget && q->connected && !q->broken &&
 	       !READ_ONCE(q->tx_throttled)) {
 		n = tx_gather(q, min(budget - done, XFAB_NB_BATCH), &nops);
@@ -394,6 +397,7 @@ int xfab_nb_tx_poll(struct napi_struct *napi, int budget)
 		tx_publish(q);
 		done += n;
 	}
+	xfab_nb_lro_end(q);
 	if (done < budget && napi_complete_done(napi, done)) {
 		if (tx_final_check(q))
 			napi_schedule(napi);

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * LRO on guest TX: consecutive TCP segments of one flow that NAPI takes
+ * off the ring in one poll are merged into one packet before dom0's
+ * stack sees them (common/xfab_lro.c decides, on the skb heads we copied
+ * the guest's bytes into: never on guest memory). A merged packet keeps
+ * the first skb's headers, gets the others' payloads chained on its
+ * frag_list, and is finished the way GRO finishes one (gso_size, gso_segs,
+ * partial checksum), so it can be forwarded and segmented again.
+ *
+ * The switch is NETIF_F_GRO_HW (ethtool -K vifD.N rx-gro-hw), not
+ * NETIF_F_LRO: a bridge turns LRO off on every port, because packets an
+ * LRO merged may not be forwarded; ours may, which is what GRO_HW says.
+ */
+#include <net/tcp.h>
+#include "common.h"
+
+static const struct xfab_lro_limits nb_lro_limits = {
+	/* IP's 16-bit length; the guest's own packets are at most 64 KiB */
+	.max_l3 = 0xffff,
+	/* a 64 KiB packet of 1 KiB segments; bounds the frag_list walk */
+	.max_pieces = 64,
+};
+
+void xfab_nb_lro_begin(struct xfab_nb_queue *q)
+{
+	q->lro.on = q->vif->dev->features & NETIF_F_GRO_HW;
+}
+
+/* Parse an skb whose data starts at its IP header (after eth_type_trans). */
+static int nb_lro_parse(struct sk_buff *skb, struct xfab_lro_seg *s)
+{
+	struct xfab_lro_pkt p = {
+		.l3 = skb->data,
+		.l3_avail = skb_headlen(skb),
+		.l3_len = skb->len,
+		.ethertype = ntohs(skb->protocol),
+		.gso_size = skb_is_gso(skb) ? skb_shinfo(skb)->gso_size : 0,
+		.csum_ok = skb->ip_summed == CHECKSUM_PARTIAL ||
+			   skb->ip_summed == CHECKSUM_UNNECESSARY,
+	};
+
+	if (skb_has_frag_list(skb) || skb_cloned(skb))
+		return XFAB_LRO_NOT_TCP;
+	return xfab_lro_parse(&p, s);
+}
+
+/* Chain skb's payload (its headers pulled off) onto the merge's head. */
+static void nb_lro_append(struct xfab_nb_lro *l, struct sk_buff *skb,
+			  unsigned int hdr_len)
+{
+	struct sk_buff *head = l->head;
+
+	__skb_pull(skb, hdr_len);
+	if (l->last == head)
+		skb_shinfo(head)->frag_list = skb;
+	else
+		l->last->next = skb;
+	l->last = skb;
+	head->len += skb->len;
+	head->data_len += skb->len;
+	head->truesize += skb->truesize;
+}
+
+/* The merge's head to the stack: finished as GRO would if it merged. */
+static void nb_lro_flush(struct xfab_nb_queue *q)
+{
+	struct xfab_nb_lro *l = &q->lro;
+	const struct xfab_lro_flow *f = &l->flow;
+	struct sk_buff *skb = l->head;
+	struct skb_shared_info *sh;
+
+	if (!skb)
+		return;
+	l->head = NULL;
+	if (f->pieces > 1) {
+		xfab_lro_finish(f);
+		sh = skb_shinfo(skb);
+		sh->gso_size = f->head.mss;
+		sh->gso_type = f->head.v6 ? SKB_GSO_TCPV6 : SKB_GSO_TCPV4;
+		/* a size the guest chose: the stack checks it again */
+		if (f->gso)
+			sh->gso_type |= SKB_GSO_DODGY;
+		sh->gso_segs = f->segs;
+		skb_partial_csum_set(skb, f->head.ip_len,
+				     offsetof(struct tcphdr, check));
+		l->out++;
+		l->segs += f->pieces;
+	}
+	netif_receive_skb(skb);
+}
+
+/*
+ * A checked, set-up guest packet on its way up: merged into the packet
+ * being built, or that one is handed up first and this one starts the
+ * next merge (or, if it can take part in none, goes up at once). Order
+ * is kept: nothing overtakes a packet we hold. Each packet that joins
+ * no merge counts its reason once; one that starts a merge counts none.
+ */
+void xfab_nb_lro_receive(struct xfab_nb_queue *q, struct sk_buff *skb)
+{
+	struct xfab_nb_lro *l = &q->lro;
+	struct xfab_lro_seg s;
+	int why;
+
+	if (!l->on) {
+		netif_receive_skb(skb);
+		return;
+	}
+	why = nb_lro_parse(skb, &s);
+	if (!why && l->head) {
+		why = xfab_lro_join(&l->flow, &s, &nb_lro_limits);
+		if (!why) {
+			nb_lro_append(l, skb, s.hdr_len);
+			return;
+		}
+	}
+	if (why)
+		l->why[why]++;
+	nb_lro_flush(q);
+	if (why && why < XFAB_LRO_FLOW) {
+		netif_receive_skb(skb);
+		return;
+	}
+	l->head = skb;
+	l->last = skb;
+	xfab_lro_start(&l->flow, &s);
+}
+
+/* End of a NAPI poll: hand up what is held, count the poll's merges. */
+void xfab_nb_lro_end(struct xfab_nb_queue *q)
+{
+	struct xfab_nb_lro *l = &q->lro;
+	struct xfab_nb_stats *st = &q->st;
+	unsigned int i;
+
+	if (l->head)
+		l->why[XFAB_LRO_END]++;
+	nb_lro_flush(q);
+	if (!l->on)
+		return;
+	u64_stats_update_begin(&st->tx_sync);
+	u64_stats_add(&st->txr_lro_out, l->out);
+	u64_stats_add(&st->txr_lro_segs, l->segs);
+	for (i = 1; i < XFAB_LRO_NR_WHY; i++)
+		u64_stats_add(&st->txr_lro_stop[i], l->why[i]);
+	u64_stats_update_end(&st->tx_sync);
+	memset(l->why, 0, sizeof(l->why));
+	l->out = 0;
+	l->segs = 0;
+}
