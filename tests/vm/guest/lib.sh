@@ -720,6 +720,41 @@ net_rx_hold_check() {
 	log "RX: ${ctr[rxr_hold_taken]} copied packets freed once the guest took them"
 }
 
+# net_lro_check DOMID: LRO on guest TX (docs/net.md, "LRO"). With TSO
+# and GSO off in the guest, each TCP segment reaches xfab_netback as a
+# packet of its own; a checksummed 16 MiB stream guest -> dom0 must
+# arrive intact while the backend merged its segments (some merged
+# packets, at least 4 segments each on average, no packet taken for
+# malformed). With rx-gro-hw off on the vif a second stream merges
+# nothing. Figures: the stream rates and segments per merged packet.
+net_lro_check() {
+	local id=$1 dev=vif$1.0 name out0 segs0 out1 segs1 out
+	local -A ctr
+	name=$(xl domname "$id")
+	domu_must "$name" 30 "ethtool -K eth0 tso off gso off" >/dev/null || exit $?
+	counters_of "$(ethtool -S "$dev")"
+	out0=${ctr[txr_lro_out]:-0} segs0=${ctr[txr_lro_segs]:-0}
+	xfer_domu_to_dom0 "$name" 16M 71 tcp_nogso_lro_mbit
+	counters_of "$(ethtool -S "$dev")"
+	out1=${ctr[txr_lro_out]:-0} segs1=${ctr[txr_lro_segs]:-0}
+	out=$((out1 - out0))
+	figure lro_merged_packets "$out"
+	figure lro_segs_per_packet "$(awk -v s=$((segs1 - segs0)) -v o=$out 'BEGIN { printf "%.1f", o ? s / o : 0 }')"
+	figure lro_stop_reasons "$(ethtool -S "$dev" | awk '/^ *txr_lro_stop_/ { sub(/^ *txr_lro_stop_/, ""); printf "%s%s", sep, $0; sep = "," }')"
+	[ "$out" -gt 0 ] && [ $((segs1 - segs0)) -ge $((4 * out)) ] ||
+		fail "LRO, guest without TSO: $out merged packets of $((segs1 - segs0)) segments (want some, 4 or more segments each)"
+	[ "${ctr[txr_lro_stop_bad_hdr]:-0}" = 0 ] ||
+		fail "LRO took ${ctr[txr_lro_stop_bad_hdr]} of the guest's packets for malformed"
+	must ethtool -K "$dev" rx-gro-hw off
+	xfer_domu_to_dom0 "$name" 8M 72 tcp_nogso_nolro_mbit
+	counters_of "$(ethtool -S "$dev")"
+	[ "${ctr[txr_lro_out]:-0}" = "$out1" ] ||
+		fail "rx-gro-hw off on $dev, yet ${ctr[txr_lro_out]} merged packets (was $out1)"
+	must ethtool -K "$dev" rx-gro-hw on
+	domu_must "$name" 30 "ethtool -K eth0 tso on gso on" >/dev/null || exit $?
+	log "LRO: $out packets merged from $((segs1 - segs0)) guest segments; none with rx-gro-hw off"
+}
+
 # The vif "rate=" limit, which xl writes to the backend's "rate" key as
 # "<bytes>,<usec>": a checksummed 8 MiB stream from the guest must not
 # beat that rate by more than 20 %, and the backend must have held its

@@ -11,7 +11,9 @@
 #   way with memcpy, no grant copy; the frontend copies RX out of its
 #   pool and ends no grant per packet (net_pool_check); packets for the
 #   guest are copied in the sender's context (net_rx_direct_check) and
-#   kept until the guest took them (net_rx_hold_check).
+#   kept until the guest took them (net_rx_hold_check). LRO: with TSO
+#   off in the guest, the backend merges its TCP segments before dom0's
+#   stack, data intact, and stops with rx-gro-hw off (net_lro_check).
 # Topology: dom0 (xfab_netback, bridge xenbr0 10.0.0.1/24) <-> domU d1
 #   (xfab_netfront, eth0 10.0.0.2/24, 2 vCPUs).
 #   Hotplug: Debian's vif-bridge and block scripts, as a user's dom0
@@ -23,4 +25,5 @@ net_interop xfab_netfront xfab_netback
 net_pool_check "$(domu_id d1)" pools
 net_rx_direct_check "$(domu_id d1)"
 net_rx_hold_check "$(domu_id d1)"
-pass "xfab_netfront <-> xfab_netback: drivers bound, ping, TCP both ways, UDP, 2 queues, jumbo"
+net_lro_check "$(domu_id d1)"
+pass "xfab_netfront <-> xfab_netback: drivers bound, ping, TCP both ways, UDP, 2 queues, jumbo, LRO"
