@@ -4,8 +4,10 @@
 #   TCP_STREAM (domU -> dom0) and TCP_MAERTS (dom0 -> domU) at each of
 #   BENCH_SIZES, TCP_RR, UDP_STREAM with 64-byte messages (packets/s as
 #   the receiver counted them), TCP_STREAM d1 -> d2 through dom0's
-#   bridge, and TCP_STREAM over loopback inside d1 (the "monolithic"
-#   reference, no driver involved). Cost counters around every run. The
+#   bridge, TCP_STREAM 16K from d1 with its TSO and GSO off (one packet
+#   per TCP segment: what xfab_netback's LRO merges; for the xfab pair
+#   also with LRO off, as set xfabnl), and TCP_STREAM over loopback
+#   inside d1 (the "monolithic" reference, no driver involved). Cost counters around every run. The
 #   stock/xfab alternation repeats BENCH_REPEATS times so that drift hits
 #   both alike. Fails only if a workload does not run.
 # Topology: dom0 (the set's backend, bridge xenbr0 10.0.0.1/24, netserver)
@@ -34,6 +36,21 @@ np_udp() {
 	rec "$set" "$rep" udp_64 rx_pps "$v"
 }
 
+# TCP_STREAM 16K with d1's segment offloads off; for the xfab pair also
+# with LRO (rx-gro-hw) off on its vif, recorded as set xfabnl.
+np_nogso() {
+	local set=$1 rep=$2 vif args="-H 10.0.0.1 -t TCP_STREAM -l $BENCH_SECS -P 0 -f m -- -m 16K"
+	vif=vif$(domu_id d1).0
+	domu_must d1 30 "ethtool -K eth0 tso off gso off" >/dev/null || exit $?
+	np "$set" "$rep" tcp_stream_nogso_16K mbit "$args"
+	if [ "$set" = xfab ]; then
+		must ethtool -K "$vif" rx-gro-hw off
+		np xfabnl "$rep" tcp_stream_nogso_16K mbit "$args"
+		must ethtool -K "$vif" rx-gro-hw on
+	fi
+	domu_must d1 30 "ethtool -K eth0 tso on gso on" >/dev/null || exit $?
+}
+
 bench_net_set() {
 	local set=$1 rep=$2 fe s id
 	fe=$(bench_frontend "$set")
@@ -57,6 +74,7 @@ bench_net_set() {
 	done
 	np "$set" "$rep" tcp_rr trans_s "-H 10.0.0.1 -t TCP_RR -l $T -P 0"
 	np_udp "$set" "$rep"
+	np_nogso "$set" "$rep"
 	[ "$BENCH_D2" = 1 ] &&
 		np "$set" "$rep" d1_to_d2_16K mbit "-H 10.0.0.3 -t TCP_STREAM -l $T -P 0 -f m -- -m 16K"
 	# The reference does not depend on the set: measure it once a round.
