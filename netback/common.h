@@ -52,8 +52,12 @@
 #define XFAB_NB_MAX_OPS (XFAB_NB_BATCH * 40)
 /* Guest RX slots one dom0 packet may take (data slots, GSO extra apart). */
 #define XFAB_NB_RX_MAX_DATA (XEN_NETIF_NR_SLOTS_MIN - 1)
-/* Page pieces of one skb (head and frags cut at 4 KiB) we copy from. */
-#define XFAB_NB_RX_SRC 72
+/*
+ * Page pieces of one skb we copy from (head, frags and frag_list cut at
+ * 4 KiB): an LRO packet of 45 segments takes about 92 (a small head and
+ * a page frag each); start_xmit linearises a packet that needs more.
+ */
+#define XFAB_NB_RX_SRC 160
 /* Our pieces of one guest packet: the head (2) and up to 16 pages. */
 #define XFAB_NB_TX_DST 20
 extern unsigned int xfab_nb_rx_stall_secs;

@@ -400,7 +400,7 @@ struct xfab_nb_vif *xfab_nb_vif_create(struct xenbus_device *xdev,
 	dev->ethtool_ops = &xfab_nb_ethtool_ops;
 	dev->hw_features = NETIF_F_SG | NETIF_F_IP_CSUM | NETIF_F_IPV6_CSUM |
 			   NETIF_F_TSO | NETIF_F_TSO6 | NETIF_F_RXCSUM |
-			   NETIF_F_GRO_HW;
+			   NETIF_F_GRO_HW | NETIF_F_FRAGLIST;
 	dev->features = dev->hw_features;
 	if (!xfab_nb_lro)
 		dev->features &= ~NETIF_F_GRO_HW;

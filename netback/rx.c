@@ -43,6 +43,8 @@ static bool rx_skb_ok(const struct sk_buff *skb)
 
 static bool rx_direct(struct xfab_nb_queue *q, struct sk_buff *skb);
 
+static u32 rx_pieces(struct xfab_seg *src, u32 max, const struct sk_buff *skb);
+
 static void rx_queue_stop(struct xfab_nb_queue *q)
 {
 	netif_tx_stop_queue(netdev_get_tx_queue(q->vif->dev, q->id));
@@ -63,7 +65,8 @@ netdev_tx_t xfab_nb_start_xmit(struct sk_buff *skb, struct net_device *dev)
 		atomic64_inc(&q->st.rxr_drop_down);
 		goto drop;
 	}
-	if (skb_has_frag_list(skb) && skb_linearize(skb)) {
+	/* more pieces than one plan takes: one piece per 4 KiB instead */
+	if (rx_pieces(NULL, 0, skb) > XFAB_NB_RX_SRC && skb_linearize(skb)) {
 		atomic64_inc(&q->st.rxr_drop_nomem);
 		goto drop;
 	}
@@ -190,19 +193,44 @@ static bool rx_room(struct xfab_nb_queue *q, u32 need)
 	return !rx_avail(q, &avail) && avail >= need;
 }
 
-static u32 rx_src_segs(struct xfab_nb_queue *q, struct sk_buff *skb)
+/*
+ * Append one skb's linear part and page frags, cut at 4 KiB, to the
+ * pieces at n; writes at most max in all. Returns the new count.
+ */
+static u32 rx_src_add(struct xfab_seg *src, u32 max, const struct sk_buff *skb,
+		      u32 n)
 {
-	u32 n, i;
+	u32 i;
 
-	n = xfab_seg_split((unsigned long)skb->data, skb_headlen(skb),
-			   q->rx_src, XFAB_NB_RX_SRC);
-	for (i = 0; i < skb_shinfo(skb)->nr_frags && n <= XFAB_NB_RX_SRC; i++) {
+	n += xfab_seg_split((unsigned long)skb->data, skb_headlen(skb),
+			    n < max ? src + n : NULL, n < max ? max - n : 0);
+	for (i = 0; i < skb_shinfo(skb)->nr_frags; i++) {
 		const skb_frag_t *f = &skb_shinfo(skb)->frags[i];
 		unsigned long a = (unsigned long)page_address(skb_frag_page(f)) +
 				  skb_frag_off(f);
 
-		n += xfab_seg_split(a, skb_frag_size(f), q->rx_src + n,
-				    n < XFAB_NB_RX_SRC ? XFAB_NB_RX_SRC - n : 0);
+		n += xfab_seg_split(a, skb_frag_size(f),
+				    n < max ? src + n : NULL,
+				    n < max ? max - n : 0);
+	}
+	return n;
+}
+
+/*
+ * The packet's pieces in order, its own and then those of each skb on
+ * its frag_list, at most max written (none with max 0: a count). A
+ * deeper frag_list we do not walk: it counts as too many, so that
+ * start_xmit linearises such a packet.
+ */
+static u32 rx_pieces(struct xfab_seg *src, u32 max, const struct sk_buff *skb)
+{
+	const struct sk_buff *f;
+	u32 n = rx_src_add(src, max, skb, 0);
+
+	skb_walk_frags(skb, f) {
+		if (skb_has_frag_list(f))
+			return U32_MAX;
+		n = rx_src_add(src, max, f, n);
 	}
 	return n;
 }
@@ -244,7 +272,7 @@ static int rx_plan_packet(struct xfab_nb_queue *q, struct xfab_nb_rxp *p,
 		p->used[idx] = 0;
 	}
 	q->rx.req_cons += need;
-	ns = rx_src_segs(q, p->skb);
+	ns = rx_pieces(q->rx_src, XFAB_NB_RX_SRC, p->skb);
 	if (ns > XFAB_NB_RX_SRC)
 		return -E2BIG;
 	n = xfab_copy_zip(q->rx_src, ns, q->rx_dst, p->nslots, q->rx_plan,
