@@ -726,7 +726,9 @@ net_rx_hold_check() {
 # arrive intact while the backend merged its segments (some merged
 # packets, at least 4 segments each on average, no packet taken for
 # malformed). With rx-gro-hw off on the vif a second stream merges
-# nothing. Figures: the stream rates and segments per merged packet.
+# nothing; then the merged packets are forwarded to a second guest
+# (net_lro_forward). Figures: the stream rates and segments per merged
+# packet.
 net_lro_check() {
 	local id=$1 dev=vif$1.0 name out0 segs0 out1 segs1 out
 	local -A ctr
@@ -751,8 +753,42 @@ net_lro_check() {
 	[ "${ctr[txr_lro_out]:-0}" = "$out1" ] ||
 		fail "rx-gro-hw off on $dev, yet ${ctr[txr_lro_out]} merged packets (was $out1)"
 	must ethtool -K "$dev" rx-gro-hw on
+	net_lro_forward "$name" "$dev"
 	domu_must "$name" 30 "ethtool -K eth0 tso on gso on" >/dev/null || exit $?
 	log "LRO: $out packets merged from $((segs1 - segs0)) guest segments; none with rx-gro-hw off"
+}
+
+# net_lro_forward NAME VIF: the guest NAME (TSO off, its vif VIF) sends
+# a checksummed 16 MiB stream to a second guest d2 through dom0's
+# bridge. Its segments are merged on the way in, and the merged packets
+# (data on a frag_list) must reach d2's ring whole: GSO packets to d2
+# (rxr_gso), though no guest here sends any, and the data intact. With
+# fraglist off on d2's vif, dom0 segments them again: none reaches d2
+# as GSO, and the data is still intact.
+net_lro_forward() {
+	local name=$1 dev=$2 dev2 tx rx out0 gso
+	domu_start d2 --mods xfab_netfront --vcpus 1 --ip 10.0.0.3/24 --mac 00:16:3e:00:00:03
+	dev2=vif$(domu_id d2).0
+	out0=$(vif_counter "$dev" txr_lro_out)
+	domu_must d2 10 "XFER_IDLE=$XFER_IDLE xfab-xfer recv 5003 >/tmp/xfer.rx 2>&1 &" >/dev/null || exit $?
+	tx=$(domu_must "$name" 600 "XFER_IDLE=$XFER_IDLE xfab-xfer send 10.0.0.3 5003 16M 73 2>&1") || exit $?
+	rx=$(domu_xfer_wait d2 $((XFER_IDLE + 10)) /tmp/xfer.rx) || exit $?
+	xfer_compare "$name->d2" "$tx" "$rx" tcp_nogso_lro_to_d2_mbit
+	gso=$(vif_counter "$dev2" rxr_gso)
+	figure lro_merged_to_d2 "$(($(vif_counter "$dev" txr_lro_out) - out0))"
+	figure rx_gso_d2 "$gso"
+	[ "$gso" -gt 0 ] ||
+		fail "$name (TSO off) -> d2: no GSO packet reached d2's ring, so merged packets were cut up on the way (rxr_gso=0)"
+	# what the check above tells apart: without frag_list packets on
+	# d2's vif, dom0 cuts the merged packets back into segments
+	must ethtool -K "$dev2" tx-scatter-gather-fraglist off
+	domu_must d2 10 "XFER_IDLE=$XFER_IDLE xfab-xfer recv 5003 >/tmp/xfer.rx 2>&1 &" >/dev/null || exit $?
+	tx=$(domu_must "$name" 600 "XFER_IDLE=$XFER_IDLE xfab-xfer send 10.0.0.3 5003 4M 75 2>&1") || exit $?
+	rx=$(domu_xfer_wait d2 $((XFER_IDLE + 10)) /tmp/xfer.rx) || exit $?
+	xfer_compare "$name->d2 (no fraglist)" "$tx" "$rx" tcp_nogso_lro_to_d2_nofraglist_mbit
+	[ "$(vif_counter "$dev2" rxr_gso)" = "$gso" ] ||
+		fail "fraglist off on $dev2, yet $(($(vif_counter "$dev2" rxr_gso) - gso)) GSO packets reached d2"
+	domu_destroy d2 >/dev/null
 }
 
 # The vif "rate=" limit, which xl writes to the backend's "rate" key as

@@ -13,9 +13,11 @@
 #   guest are copied in the sender's context (net_rx_direct_check) and
 #   kept until the guest took them (net_rx_hold_check). LRO: with TSO
 #   off in the guest, the backend merges its TCP segments before dom0's
-#   stack, data intact, and stops with rx-gro-hw off (net_lro_check).
+#   stack, data intact, and stops with rx-gro-hw off; merged packets
+#   forwarded to a second guest reach its ring whole (net_lro_check).
 # Topology: dom0 (xfab_netback, bridge xenbr0 10.0.0.1/24) <-> domU d1
-#   (xfab_netfront, eth0 10.0.0.2/24, 2 vCPUs).
+#   (xfab_netfront, eth0 10.0.0.2/24, 2 vCPUs); for the LRO forward,
+#   d2 (xfab_netfront, 10.0.0.3/24, 1 vCPU) on the same bridge.
 #   Hotplug: Debian's vif-bridge and block scripts, as a user's dom0
 #   runs them (other scenarios use the testbed's quick ones).
 . /xfab/guest/lib.sh
