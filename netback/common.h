@@ -39,6 +39,7 @@
 #include "xfab_kstats.h"
 #include "xfab_pool.h"
 #include "xfab_lro.h"
+#include "xfab_poll.h"
 
 /* One page per ring: netif has no multi-page rings. */
 #define XFAB_NB_TX_RING_SIZE __CONST_RING_SIZE(xen_netif_tx, XEN_PAGE_SIZE)
@@ -63,6 +64,11 @@
 extern unsigned int xfab_nb_rx_stall_secs;
 extern unsigned int xfab_nb_pool_pages;
 extern bool xfab_nb_lro;
+extern unsigned int xfab_nb_poll_us;
+/* The in-ring poll's smallest budget: an adaptive one halves to this. */
+#define XFAB_NB_POLL_MIN_NS 1000
+/* The largest poll_us (module parameter or ethtool -C rx-usecs). */
+#define XFAB_NB_POLL_MAX_US 10000
 
 extern unsigned int xfab_nb_max_queues;
 extern unsigned int xfab_nb_rx_backlog;
@@ -101,6 +107,7 @@ struct xfab_nb_stats {
 	u64_stats_t txr_lro_out;	/* merged packets handed up */
 	u64_stats_t txr_lro_segs;	/* guest packets in them */
 	u64_stats_t txr_lro_stop[XFAB_LRO_NR_WHY];	/* by xfab_lro_why */
+	u64_stats_t txr_polls, txr_poll_found, txr_poll_empty;	/* in-ring */
 	struct u64_stats_sync rx_sync;
 	u64_stats_t rxr_packets, rxr_bytes, rxr_slots, rxr_gso;
 	u64_stats_t rxr_drop_copy, rxr_kicks;
@@ -221,6 +228,8 @@ struct xfab_nb_queue {
 	struct timer_list rate_timer;	/* reschedules NAPI when credit is due */
 	bool tx_throttled;		/* waiting for rate_timer */
 	struct xfab_nb_lro lro;
+	bool tx_polling;		/* an xfab frontend: poll its TX ring */
+	struct xfab_poll tx_poll;	/* NAPI only */
 
 	/* RX ring (worker) */
 	struct sk_buff_head rx_queue;	/* xmit -> worker */
@@ -259,6 +268,9 @@ struct xfab_nb_vif {
 	bool can_sg, gso_v4, gso_v6, ip_csum, ipv6_csum;
 	bool disabled;			/* a fatal error disabled the vif */
 	u64 rate_bytes, rate_usec;	/* the toolstack's "rate"; 0: none */
+	/* in-ring polling of the TX rings (ethtool -C rx-usecs, adaptive-rx) */
+	u32 poll_ns;
+	bool poll_adaptive;
 
 	/*
 	 * All xfab_nb_max_queues exist from probe to remove, so that stats
@@ -313,6 +325,7 @@ void xfab_nb_rx_hold_release(struct xfab_nb_queue *q);
 /* lro.c */
 void xfab_nb_lro_begin(struct xfab_nb_queue *q);
 void xfab_nb_lro_receive(struct xfab_nb_queue *q, struct sk_buff *skb);
+void xfab_nb_lro_flush(struct xfab_nb_queue *q);
 void xfab_nb_lro_end(struct xfab_nb_queue *q);
 
 /* stats.c */

@@ -8,3 +8,4 @@
 #include "../common/xfab_stats.c"
 #include "../common/xfab_pool.c"
 #include "../common/xfab_lro.c"
+#include "../common/xfab_poll.c"

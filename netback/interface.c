@@ -387,6 +387,10 @@ struct xfab_nb_vif *xfab_nb_vif_create(struct xenbus_device *xdev,
 	vif->domid = xdev->otherend_id;
 	vif->handle = handle;
 	vif->nr_alloc = xfab_nb_max_queues;
+	/* 0644: a later value (clamped) applies to vifs made from then on */
+	vif->poll_ns = min_t(unsigned int, READ_ONCE(xfab_nb_poll_us),
+			     XFAB_NB_POLL_MAX_US) * NSEC_PER_USEC;
+	vif->poll_adaptive = true;
 	vif->queues = kvcalloc(vif->nr_alloc, sizeof(*vif->queues), GFP_KERNEL);
 	if (!vif->queues) {
 		free_netdev(dev);

@@ -127,6 +127,16 @@ void xfab_nb_lro_receive(struct xfab_nb_queue *q, struct sk_buff *skb)
 	xfab_lro_start(&l->flow, &s);
 }
 
+/* The ring is empty for now: hand up the packet being merged. */
+void xfab_nb_lro_flush(struct xfab_nb_queue *q)
+{
+	struct xfab_nb_lro *l = &q->lro;
+
+	if (l->head)
+		l->why[XFAB_LRO_END]++;
+	nb_lro_flush(q);
+}
+
 /* End of a NAPI poll: hand up what is held, count the poll's merges. */
 void xfab_nb_lro_end(struct xfab_nb_queue *q)
 {
@@ -134,9 +144,7 @@ void xfab_nb_lro_end(struct xfab_nb_queue *q)
 	struct xfab_nb_stats *st = &q->st;
 	unsigned int i;
 
-	if (l->head)
-		l->why[XFAB_LRO_END]++;
-	nb_lro_flush(q);
+	xfab_nb_lro_flush(q);
 	if (!l->on)
 		return;
 	u64_stats_update_begin(&st->tx_sync);

@@ -63,6 +63,20 @@ bool xfab_nb_lro = true;
 module_param_named(lro, xfab_nb_lro, bool, 0644);
 MODULE_PARM_DESC(lro, "Merge a guest's TCP segments before dom0's stack on new vifs (default on; per vif: ethtool -K vifD.N rx-gro-hw)");
 
+/*
+ * In-ring polling of an xfab frontend's TX ring: once NAPI has emptied
+ * it, it keeps looking for up to this long before it arms req_event and
+ * sleeps; meanwhile the guest sees no armed index and sends no event.
+ * The budget adapts (common/xfab_poll); per vif: ethtool -C vifD.N
+ * rx-usecs N adaptive-rx on|off. Off by default: where dom0 and the
+ * guests share CPUs (the testbed, many appliances) the spin takes the
+ * CPU the guest needs to produce, and make bench measured the pair
+ * slower with it (docs/net.md). For a dom0 with CPUs of its own.
+ */
+unsigned int xfab_nb_poll_us;
+module_param_named(poll_us, xfab_nb_poll_us, uint, 0644);
+MODULE_PARM_DESC(poll_us, "Longest in-ring poll of an xfab frontend's TX ring for new vifs, us (default 0: off; at most 10000)");
+
 struct workqueue_struct *xfab_nb_wq;
 struct dentry *xfab_nb_debugfs;
 struct xfab_nb_totals xfab_nb_totals;
@@ -87,6 +101,11 @@ static int __init xfab_nb_init(void)
 	if (xfab_nb_pool_pages > XFAB_POOL_MAX_PAGES) {
 		pr_err("xfab_netback: pool_pages=%u: at most %zu (one directory page of references)\n",
 		       xfab_nb_pool_pages, XFAB_POOL_MAX_PAGES);
+		return -EINVAL;
+	}
+	if (xfab_nb_poll_us > XFAB_NB_POLL_MAX_US) {
+		pr_err("xfab_netback: poll_us=%u: at most %u\n",
+		       xfab_nb_poll_us, XFAB_NB_POLL_MAX_US);
 		return -EINVAL;
 	}
 	err = xfab_nb_stats_init();

@@ -7,6 +7,7 @@
  * is removed before its rings are unmapped (debugfs waits for readers).
  */
 #include <linux/ethtool.h>
+#include <linux/stringify.h>
 #include <linux/seq_file.h>
 #include <linux/irq.h>
 #include <linux/irqdesc.h>
@@ -24,6 +25,7 @@ static const struct xfab_stat nb_fixed[] = {
 	NB_TX(txr_kicks), NB_TX(txr_copy_calls), NB_TX(txr_copy_ops),
 	NB_TX(txr_rate_waits), NB_TX(txr_pool_ops), NB_TX(txr_pool_bytes),
 	NB_TX(txr_lro_out), NB_TX(txr_lro_segs),
+	NB_TX(txr_polls), NB_TX(txr_poll_found), NB_TX(txr_poll_empty),
 	NB_AT(dbg_pokes),
 	NB_RX(rxr_packets), NB_RX(rxr_bytes), NB_RX(rxr_slots),
 	NB_RX(rxr_gso), NB_AT(rxr_drop_backlog), NB_AT(rxr_drop_down),
@@ -108,7 +110,44 @@ static void nb_drvinfo(struct net_device *dev, struct ethtool_drvinfo *info)
 		sizeof(info->bus_info));
 }
 
+/*
+ * In-ring polling of the guest's TX ring (dom0's receive side, hence
+ * "rx"): rx-usecs is the longest poll, adaptive-rx whether an empty one
+ * shrinks the next. NAPI picks a change up at its next poll.
+ */
+static int nb_get_coalesce(struct net_device *dev, struct ethtool_coalesce *ec,
+			   struct kernel_ethtool_coalesce *kec,
+			   struct netlink_ext_ack *extack)
+{
+	struct xfab_nb_vif *vif = netdev_priv(dev);
+
+	ec->rx_coalesce_usecs = READ_ONCE(vif->poll_ns) / NSEC_PER_USEC;
+	ec->use_adaptive_rx_coalesce = READ_ONCE(vif->poll_adaptive);
+	return 0;
+}
+
+static int nb_set_coalesce(struct net_device *dev, struct ethtool_coalesce *ec,
+			   struct kernel_ethtool_coalesce *kec,
+			   struct netlink_ext_ack *extack)
+{
+	struct xfab_nb_vif *vif = netdev_priv(dev);
+
+	if (ec->rx_coalesce_usecs > XFAB_NB_POLL_MAX_US) {
+		NL_SET_ERR_MSG(extack,
+			       "rx-usecs is the longest in-ring poll: at most "
+			       __stringify(XFAB_NB_POLL_MAX_US));
+		return -EINVAL;
+	}
+	WRITE_ONCE(vif->poll_ns, ec->rx_coalesce_usecs * NSEC_PER_USEC);
+	WRITE_ONCE(vif->poll_adaptive, !!ec->use_adaptive_rx_coalesce);
+	return 0;
+}
+
 const struct ethtool_ops xfab_nb_ethtool_ops = {
+	.supported_coalesce_params = ETHTOOL_COALESCE_RX_USECS |
+				     ETHTOOL_COALESCE_USE_ADAPTIVE_RX,
+	.get_coalesce = nb_get_coalesce,
+	.set_coalesce = nb_set_coalesce,
 	.get_drvinfo = nb_drvinfo,
 	.get_link = ethtool_op_get_link,
 	.get_sset_count = nb_sset_count,

@@ -14,6 +14,7 @@
  * of one TCP flow before the stack sees them.
  */
 #include <linux/etherdevice.h>
+#include <linux/sched/clock.h>
 #include <xen/page.h>
 #include "common.h"
 
@@ -375,10 +376,69 @@ static bool tx_final_check(struct xfab_nb_queue *q)
 	return xfab_nb_tx_has_work(q);
 }
 
+/* One NAPI poll's in-ring looks, counted at its end. */
+struct nb_poll_tally {
+	u32 polls, found;
+};
+
+/* The vif's poll setting (ethtool -C) into the queue's budget. */
+static void tx_poll_sync(struct xfab_nb_queue *q)
+{
+	u32 max = READ_ONCE(q->vif->poll_ns);
+	u32 min = READ_ONCE(q->vif->poll_adaptive) ?
+		  min_t(u32, XFAB_NB_POLL_MIN_NS, max) : max;
+
+	if (q->tx_poll.max != max || q->tx_poll.min != min)
+		xfab_poll_init(&q->tx_poll, min, max);
+}
+
+/*
+ * An xfab frontend's ring is empty: keep looking for up to the poll
+ * budget before the caller arms req_event. Until then the guest sees
+ * no armed index and sends no event. Ends early when the CPU is wanted
+ * (the guest may be waiting for it). True if requests came.
+ */
+static bool tx_spin(struct xfab_nb_queue *q, struct nb_poll_tally *t)
+{
+	bool found = false;
+	u64 end;
+
+	if (!q->tx_polling)
+		return false;
+	tx_poll_sync(q);
+	if (!xfab_poll_budget(&q->tx_poll))
+		return false;
+	end = local_clock() + xfab_poll_budget(&q->tx_poll);
+	do {
+		if (xfab_nb_tx_has_work(q)) {
+			found = true;
+			break;
+		}
+		cpu_relax();
+	} while (local_clock() < end && !need_resched());
+	xfab_poll_end(&q->tx_poll, found);
+	t->polls++;
+	t->found += found;
+	return found;
+}
+
+static void tx_count_polls(struct xfab_nb_queue *q,
+			   const struct nb_poll_tally *t)
+{
+	if (!t->polls)
+		return;
+	u64_stats_update_begin(&q->st.tx_sync);
+	u64_stats_add(&q->st.txr_polls, t->polls);
+	u64_stats_add(&q->st.txr_poll_found, t->found);
+	u64_stats_add(&q->st.txr_poll_empty, t->polls - t->found);
+	u64_stats_update_end(&q->st.tx_sync);
+}
+
 int xfab_nb_tx_poll(struct napi_struct *napi, int budget)
 {
 	struct xfab_nb_queue *q = container_of(napi, struct xfab_nb_queue,
 					       napi);
+	struct nb_poll_tally polls = { 0 };
 	int done = 0, n;
 	u32 nops;
 
@@ -388,8 +448,13 @@ int xfab_nb_tx_poll(struct napi_struct *napi, int budget)
 	while (done < budget && q->connected && !q->broken &&
 	       !READ_ONCE(q->tx_throttled)) {
 		n = tx_gather(q, min(budget - done, XFAB_NB_BATCH), &nops);
-		if (n <= 0)
-			break;
+		if (!n) {
+			/* what is merged goes up before we wait for more */
+			xfab_nb_lro_flush(q);
+			if (!tx_spin(q, &polls))
+				break;
+			continue;
+		}
 		if (nops)
 			gnttab_batch_copy(q->tx_ops, nops);
 		tx_count_copies(q, nops);
@@ -398,6 +463,7 @@ int xfab_nb_tx_poll(struct napi_struct *napi, int budget)
 		done += n;
 	}
 	xfab_nb_lro_end(q);
+	tx_count_polls(q, &polls);
 	if (done < budget && napi_complete_done(napi, done)) {
 		if (tx_final_check(q))
 			napi_schedule(napi);

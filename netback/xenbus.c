@@ -166,6 +166,8 @@ static int fe_queue_connect(struct nb_backend *be, struct xfab_nb_queue *q,
 	}
 	fe_queue_pool(be, q, dir, "tx", &q->tx_pool, true);
 	fe_queue_pool(be, q, dir, "rx", &q->rx_pool, false);
+	/* a frontend that publishes pools is xfab: its TX ring is polled */
+	q->tx_polling = q->tx_pool.n || q->rx_pool.n;
 	err = xfab_nb_queue_connect(q, tx_ref, rx_ref, tx_ev, rx_ev);
 	/* One line per queue: what a stalled queue is bound to, for diag. */
 	if (!err)
