@@ -791,6 +791,46 @@ net_lro_forward() {
 	domu_destroy d2 >/dev/null
 }
 
+# net_poll_check DOMID xfab|stock: in-ring polling of the guest's TX ring
+# (docs/net.md), off by default (poll_us=0). With ethtool -C rx-usecs 1000
+# adaptive-rx off on the vif (every look may last 1 ms: the adaptive
+# budget halves to 1 us after empty looks, and then rarely finds what
+# comes), a checksummed stream from an xfab guest is polled for, and
+# some polls find requests (each an event the guest did not send); with
+# rx-usecs 0 another polls no more; a budget past the limit is refused
+# and the setting reads back. A stock frontend's ring is never polled.
+net_poll_check() {
+	local dev=vif$1.0 name polls0 polls found
+	local -A ctr
+	name=$(xl domname "$1")
+	must ethtool -C "$dev" rx-usecs 1000 adaptive-rx off
+	ethtool -c "$dev" | grep -Eq '^rx-usecs:[[:space:]]*1000$' ||
+		fail "rx-usecs 1000 does not read back: $(ethtool -c "$dev" | grep '^rx-usecs')"
+	polls0=$(vif_counter "$dev" txr_polls)
+	xfer_domu_to_dom0 "$name" 8M 74 tcp_poll_mbit
+	counters_of "$(ethtool -S "$dev")"
+	polls=$((${ctr[txr_polls]:-0} - polls0)) found=${ctr[txr_poll_found]:-0}
+	figure tx_polls "$polls"
+	figure tx_poll_found "$found"
+	if [ "$2" = stock ]; then
+		[ "$polls" = 0 ] ||
+			fail "xfab_netback polled a stock frontend's TX ring $polls times"
+		must ethtool -C "$dev" rx-usecs 0 adaptive-rx on
+		log "polling: none toward a stock frontend"
+		return
+	fi
+	[ "$found" -gt 0 ] ||
+		fail "xfab_netback: $polls in-ring polls of an xfab frontend's TX ring with rx-usecs 1000, none found requests"
+	ethtool -C "$dev" rx-usecs 100000 >/dev/null 2>&1 &&
+		fail "ethtool -C $dev rx-usecs 100000 was taken (the limit is 10000)"
+	must ethtool -C "$dev" rx-usecs 0 adaptive-rx on
+	polls0=${ctr[txr_polls]}
+	xfer_domu_to_dom0 "$name" 4M 75 tcp_nopoll_mbit
+	[ "$(vif_counter "$dev" txr_polls)" = "$polls0" ] ||
+		fail "rx-usecs 0 on $dev, yet it polled ($polls0 -> $(vif_counter "$dev" txr_polls))"
+	log "polling: $found of $polls polls found requests with rx-usecs 1000; none with rx-usecs 0"
+}
+
 # The vif "rate=" limit, which xl writes to the backend's "rate" key as
 # "<bytes>,<usec>": a checksummed 8 MiB stream from the guest must not
 # beat that rate by more than 20 %, and the backend must have held its

@@ -9,7 +9,8 @@
 #   See net_interop in lib.sh. The stock frontend publishes no pool:
 #   xfab_netback maps none and grant-copies (net_pool_check); packets
 #   for the guest are copied in the sender's context (net_rx_direct_check)
-#   and kept until the stock guest took them (net_rx_hold_check).
+#   and kept until the stock guest took them (net_rx_hold_check); its
+#   TX ring is not polled, even with rx-usecs 1000 (net_poll_check).
 # Topology: dom0 (xfab_netback, bridge xenbr0 10.0.0.1/24) <-> domU d1
 #   (xen-netfront, eth0 10.0.0.2/24, 2 vCPUs).
 . /xfab/guest/lib.sh
@@ -18,4 +19,5 @@ net_interop xen-netfront xfab_netback
 net_pool_check "$(domu_id d1)" none
 net_rx_direct_check "$(domu_id d1)"
 net_rx_hold_check "$(domu_id d1)"
+net_poll_check "$(domu_id d1)" stock
 pass "xen-netfront <-> xfab_netback: drivers bound, ping, TCP both ways, UDP, 2 queues, jumbo"
