@@ -2,9 +2,9 @@
 # 901 network benchmark, stock pair vs xfab pair
 # Objective: the raw figures of `make bench` for the network: netperf
 #   TCP_STREAM (domU -> dom0) and TCP_MAERTS (dom0 -> domU) at each of
-#   BENCH_SIZES, TCP_RR, UDP_STREAM with 64-byte messages (packets/s as
-#   the receiver counted them), TCP_STREAM d1 -> d2 through dom0's
-#   bridge, TCP_STREAM 16K from d1 with its TSO and GSO off (one packet
+#   BENCH_SIZES, TCP_RR, UDP_STREAM with 64-byte messages each way
+#   (packets/s as the receiver counted them), TCP_STREAM d1 -> d2
+#   through dom0's bridge, TCP_STREAM 16K from d1 with its TSO and GSO off (one packet
 #   per TCP segment: what xfab_netback's LRO merges; for the xfab pair
 #   also with LRO off, as set xfabnl), and TCP_STREAM over loopback
 #   inside d1 (the "monolithic" reference, no driver involved). Cost counters around every run. The
@@ -25,15 +25,23 @@ np() {
 	netperf_rec "$set" "$rep" "$wl" "$m" "$out"
 }
 
-# UDP_STREAM: the second result line is netserver's: secs, messages.
+# UDP_STREAM of 64-byte messages, d1 -> dom0 (udp_64) or, with "in",
+# dom0 -> d1 (udp_64_in): the second result line is the receiving
+# netserver's: secs, messages.
 np_udp() {
-	local set=$1 rep=$2 out v
-	out=$(bench_measure "$set" "$rep" udp_64 d1 \
-		"netperf -H 10.0.0.1 -t UDP_STREAM -l $BENCH_SECS -P 0 -- -m 64") || exit $?
-	log "$set/$rep udp_64: $(echo "$out" | tr '\n' ' ')"
+	local set=$1 rep=$2 wl=udp_64 out v
+	if [ "${3:-}" = in ]; then
+		wl=udp_64_in
+		out=$(bench_measure "$set" "$rep" $wl d1 \
+			"netperf -H 10.0.0.2 -t UDP_STREAM -l $BENCH_SECS -P 0 -- -m 64" dom0) || exit $?
+	else
+		out=$(bench_measure "$set" "$rep" $wl d1 \
+			"netperf -H 10.0.0.1 -t UDP_STREAM -l $BENCH_SECS -P 0 -- -m 64") || exit $?
+	fi
+	log "$set/$rep $wl: $(echo "$out" | tr '\n' ' ')"
 	v=$(echo "$out" | awk '$1 !~ /^[0-9]/ { next } NF >= 5 { s = 1; next } s && NF >= 4 && $2 > 0 { printf "%.1f", $3 / $2; exit }')
-	[ -n "$v" ] || fail "$set rep $rep udp_64: no receiver line in netperf output"
-	rec "$set" "$rep" udp_64 rx_pps "$v"
+	[ -n "$v" ] || fail "$set rep $rep $wl: no receiver line in netperf output"
+	rec "$set" "$rep" $wl rx_pps "$v"
 }
 
 # TCP_STREAM 16K with d1's segment offloads off; for the xfab pair also
@@ -74,6 +82,7 @@ bench_net_set() {
 	done
 	np "$set" "$rep" tcp_rr trans_s "-H 10.0.0.1 -t TCP_RR -l $T -P 0"
 	np_udp "$set" "$rep"
+	np_udp "$set" "$rep" in
 	np_nogso "$set" "$rep"
 	[ "$BENCH_D2" = 1 ] &&
 		np "$set" "$rep" d1_to_d2_16K mbit "-H 10.0.0.3 -t TCP_STREAM -l $T -P 0 -f m -- -m 16K"

@@ -77,14 +77,21 @@ cost_rec() {
 # before it, which once went into a report as 0 Mbit/s).
 netperf_value() { awk 'NF >= 5 && $1 ~ /^[0-9]+$/ { print $NF; exit }'; }
 
-# bench_measure SET REP WORKLOAD DOMU CMD: run CMD in the domU with cost
-# counters around it; prints CMD's output. A run that fails fails the
-# benchmark.
+# bench_measure SET REP WORKLOAD DOMU CMD [dom0]: run CMD in the domU (or
+# in dom0) with the cost counters of the domU's vif around it; prints
+# CMD's output. A run that fails fails the benchmark.
 bench_measure() {
-	local set=$1 rep=$2 wl=$3 name=$4 cmd=$5 a b out
+	local set=$1 rep=$2 wl=$3 name=$4 cmd=$5 a b out snap="$DOMU_IRQS; $DOMU_KICKS"
 	a=$(cost_snap "$name")
-	out=$(domu_must "$name" $((BENCH_SECS + 60)) \
-		"$DOMU_IRQS; $DOMU_KICKS; $cmd; rc=\$?; $DOMU_IRQS; $DOMU_KICKS; exit \$rc") || exit $?
+	if [ "${6:-}" = dom0 ]; then
+		out=$(domu_must "$name" 60 "$snap") || exit $?
+		out+=$'\n'$(timeout $((BENCH_SECS + 60)) $cmd 2>&1) ||
+			fail "$set rep $rep $wl: '$cmd' failed in dom0: $(echo "$out" | tail -n 1)"
+		out+=$'\n'$(domu_must "$name" 60 "$snap") || exit $?
+	else
+		out=$(domu_must "$name" $((BENCH_SECS + 60)) \
+			"$snap; $cmd; rc=\$?; $snap; exit \$rc") || exit $?
+	fi
 	b=$(cost_snap "$name")
 	cost_rec "$set" "$rep" "$wl" "irq_dom0 cpu_dom0 cpu_domu pkts gnt_copy_ops gnt_copy_calls be_kicks" "$a" "$b"
 	cost_rec "$set" "$rep" "$wl" "irq_domu fe_kicks" \
