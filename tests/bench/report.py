@@ -54,7 +54,7 @@ BLK_MIB_COSTS = [("cpu", "CPU ms / MiB (dom0 + domU)", 1e3),
 # after them under its own name, "ref" (the monolithic reference) last.
 SET_LABELS = {"stock": "stock", "xfab": "xfab", "xfabro": "xfab-ro",
               "xfabsp": "xfab split_kb=256", "xfabnp": "xfab poll_us=0",
-              "xfabnl": "xfab rx-gro-hw off"}
+              "xfabpoll": "xfab rx-usecs 50", "xfabnl": "xfab rx-gro-hw off"}
 SIZE = re.compile(r"^(tcp_stream|tcp_maerts)_(\d+)K$")
 
 
@@ -166,8 +166,9 @@ def table(summary, machine):
              "Median [min-max] over rounds, n = rounds; ratio = the set's median / stock median.",
              "Block: xfab = the xfab pair in default trust (writes copied through the "
              "frontend's pool), xfab-ro = relaxed trust (writes read in place); "
-             "split_kb=256 and poll_us=0 are experiments on xfab. Network: "
-             "rx-gro-hw off = the xfab pair with LRO off, nogso = the guest with TSO and GSO off.", ""]
+             "split_kb=256 and poll_us=0 are experiments on xfab. Network: rx-usecs 50 = the xfab pair "
+             "with the backend's in-ring polling on, rx-gro-hw off = with LRO off, nogso = the guest "
+             "with TSO and GSO off.", ""]
     keys = sorted((k for k in summary if k[1] in RESULTS),
                   key=lambda k: workload_order(k[0]))
     rows = []

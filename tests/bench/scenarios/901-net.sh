@@ -4,12 +4,15 @@
 #   TCP_STREAM (domU -> dom0) and TCP_MAERTS (dom0 -> domU) at each of
 #   BENCH_SIZES, TCP_RR, UDP_STREAM with 64-byte messages each way
 #   (packets/s as the receiver counted them), TCP_STREAM d1 -> d2
-#   through dom0's bridge, TCP_STREAM 16K from d1 with its TSO and GSO off (one packet
-#   per TCP segment: what xfab_netback's LRO merges; for the xfab pair
-#   also with LRO off, as set xfabnl), and TCP_STREAM over loopback
-#   inside d1 (the "monolithic" reference, no driver involved). Cost counters around every run. The
-#   stock/xfab alternation repeats BENCH_REPEATS times so that drift hits
-#   both alike. Fails only if a workload does not run.
+#   through dom0's bridge, TCP_STREAM 16K from d1 with its TSO and GSO
+#   off (one packet per TCP segment: what xfab_netback's LRO merges;
+#   for the xfab pair also with LRO off, as set xfabnl), and TCP_STREAM
+#   over loopback inside d1 (the "monolithic" reference, no driver
+#   involved). Cost counters around every run. The stock/xfab
+#   alternation repeats BENCH_REPEATS times so that drift hits both
+#   alike. BENCH_SETS may add xfabpoll: the xfab pair with the
+#   backend's in-ring polling on (ethtool -C rx-usecs 50; off by
+#   default). Fails only if a workload does not run.
 # Topology: dom0 (the set's backend, bridge xenbr0 10.0.0.1/24, netserver)
 #   <-> d1 (10.0.0.2/24, 2 vCPUs) and d2 (10.0.0.3/24, 1 vCPU; not with
 #   BENCH_D2=0), both with the set's frontend.
@@ -73,6 +76,8 @@ bench_net_set() {
 		[ "$(net_driver eth0 $s)" = "$(echo "$fe" | tr - _)" ] ||
 			fail "$set: $s's eth0 is not driven by $fe"
 		domu_must $s 10 "netserver >/dev/null 2>&1" >/dev/null || exit $?
+		# xfabpoll: the xfab pair with the backend's in-ring polling
+		[ "$set" = xfabpoll ] && must ethtool -C "vif$id.0" rx-usecs 50
 	done
 	wait_for 30 ping -c 1 -W 1 10.0.0.2 || fail "$set: d1 does not answer ping"
 	local T=$BENCH_SECS size

@@ -27,9 +27,10 @@ bench_rounds() {
 	done
 }
 
-# Driver modules per set: dom0 backend, domU frontend.
-bench_backend() { [ "$1" = xfab ] && echo xfab_netback || echo xen-netback; }
-bench_frontend() { [ "$1" = xfab ] && echo xfab_netfront || echo xen-netfront; }
+# Driver modules per set: dom0 backend, domU frontend. Sets named xfab*
+# (xfab and its experiments) use the xfab pair.
+bench_backend() { case $1 in xfab*) echo xfab_netback ;; *) echo xen-netback ;; esac; }
+bench_frontend() { case $1 in xfab*) echo xfab_netfront ;; *) echo xen-netfront ;; esac; }
 
 # CPU seconds a domain has used so far (xl list's Time(s)).
 dom_cpu() { xl list "$1" 2>/dev/null | awk 'NR == 2 { print $6 }'; }
