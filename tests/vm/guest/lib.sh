@@ -297,6 +297,17 @@ xfer_dom0_to_domu() {
 	xfer_compare "dom0->$name" "$tx" "$rx" "$5"
 }
 
+# xfer_domu_to_domu FROM TO IP BYTES SEED FIG: seeded TCP stream from
+# one domU to another (at IP) through dom0's bridge, checksummed on both.
+xfer_domu_to_domu() {
+	local from=$1 to=$2 ip=$3 size=$4 seed=$5 tx rx
+	log "TCP $size $from -> $to"
+	domu_must "$to" 10 "XFER_IDLE=$XFER_IDLE xfab-xfer recv 5003 >/tmp/xfer.rx 2>&1 &" >/dev/null || exit $?
+	tx=$(domu_must "$from" 600 "XFER_IDLE=$XFER_IDLE xfab-xfer send $ip 5003 $size $seed 2>&1") || exit $?
+	rx=$(domu_xfer_wait "$to" $((XFER_IDLE + 10)) /tmp/xfer.rx) || exit $?
+	xfer_compare "$from->$to" "$tx" "$rx" "$6"
+}
+
 # xfer_both_ways DOMU IP BYTES: seeded TCP streams domU -> dom0 and
 # dom0 -> domU at the same time (full duplex: each direction's data
 # shares the rings with the other's ACKs), both checksummed; figures
@@ -766,14 +777,11 @@ net_lro_check() {
 # fraglist off on d2's vif, dom0 segments them again: none reaches d2
 # as GSO, and the data is still intact.
 net_lro_forward() {
-	local name=$1 dev=$2 dev2 tx rx out0 gso
+	local name=$1 dev=$2 dev2 out0 gso
 	domu_start d2 --mods xfab_netfront --vcpus 1 --ip 10.0.0.3/24 --mac 00:16:3e:00:00:03
 	dev2=vif$(domu_id d2).0
 	out0=$(vif_counter "$dev" txr_lro_out)
-	domu_must d2 10 "XFER_IDLE=$XFER_IDLE xfab-xfer recv 5003 >/tmp/xfer.rx 2>&1 &" >/dev/null || exit $?
-	tx=$(domu_must "$name" 600 "XFER_IDLE=$XFER_IDLE xfab-xfer send 10.0.0.3 5003 16M 73 2>&1") || exit $?
-	rx=$(domu_xfer_wait d2 $((XFER_IDLE + 10)) /tmp/xfer.rx) || exit $?
-	xfer_compare "$name->d2" "$tx" "$rx" tcp_nogso_lro_to_d2_mbit
+	xfer_domu_to_domu "$name" d2 10.0.0.3 16M 73 tcp_nogso_lro_to_d2_mbit
 	gso=$(vif_counter "$dev2" rxr_gso)
 	figure lro_merged_to_d2 "$(($(vif_counter "$dev" txr_lro_out) - out0))"
 	figure rx_gso_d2 "$gso"
@@ -782,10 +790,7 @@ net_lro_forward() {
 	# what the check above tells apart: without frag_list packets on
 	# d2's vif, dom0 cuts the merged packets back into segments
 	must ethtool -K "$dev2" tx-scatter-gather-fraglist off
-	domu_must d2 10 "XFER_IDLE=$XFER_IDLE xfab-xfer recv 5003 >/tmp/xfer.rx 2>&1 &" >/dev/null || exit $?
-	tx=$(domu_must "$name" 600 "XFER_IDLE=$XFER_IDLE xfab-xfer send 10.0.0.3 5003 4M 75 2>&1") || exit $?
-	rx=$(domu_xfer_wait d2 $((XFER_IDLE + 10)) /tmp/xfer.rx) || exit $?
-	xfer_compare "$name->d2 (no fraglist)" "$tx" "$rx" tcp_nogso_lro_to_d2_nofraglist_mbit
+	xfer_domu_to_domu "$name" d2 10.0.0.3 4M 75 tcp_nogso_lro_to_d2_nofraglist_mbit
 	[ "$(vif_counter "$dev2" rxr_gso)" = "$gso" ] ||
 		fail "fraglist off on $dev2, yet $(($(vif_counter "$dev2" rxr_gso) - gso)) GSO packets reached d2"
 	domu_destroy d2 >/dev/null
@@ -825,7 +830,7 @@ net_poll_check() {
 		fail "ethtool -C $dev rx-usecs 100000 was taken (the limit is 10000)"
 	must ethtool -C "$dev" rx-usecs 0 adaptive-rx on
 	polls0=${ctr[txr_polls]}
-	xfer_domu_to_dom0 "$name" 4M 75 tcp_nopoll_mbit
+	xfer_domu_to_dom0 "$name" 4M 76 tcp_nopoll_mbit
 	[ "$(vif_counter "$dev" txr_polls)" = "$polls0" ] ||
 		fail "rx-usecs 0 on $dev, yet it polled ($polls0 -> $(vif_counter "$dev" txr_polls))"
 	log "polling: $found of $polls polls found requests with rx-usecs 1000; none with rx-usecs 0"
