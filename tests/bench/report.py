@@ -8,7 +8,7 @@ writes into RESULTS:
   bench.json   every raw value, one record per (set, round, workload, metric)
   report.md    the machine record, then per workload and metric the median
                and min-max spread of each set and the xfab/stock ratio of
-               the medians; then the cost per packet
+               the medians; then the cost per packet and per GB
   *.png        throughput vs message size, and the ratios (if matplotlib
                is installed; the report says when it is not)
 
@@ -33,6 +33,11 @@ COSTS = [("irq_dom0", "dom0 interrupts / 1000 pkts", 1000),
          ("gnt_copy_calls", "grant-copy hypercalls / 1000 pkts", 1000),
          ("be_kicks", "backend notifications / 1000 pkts", 1000),
          ("fe_kicks", "frontend notifications / 1000 pkts", 1000)]
+# Cost per GB a throughput run moved (Mbit/s times netperf's own seconds):
+# what a byte costs, whatever the packet sizes of each pair.
+NET_GB_COSTS = [("cpu", "CPU s / GB (dom0 + domU)", 1),
+                ("cpu_dom0", "CPU s / GB (dom0)", 1),
+                ("cpu_domu", "CPU s / GB (domU)", 1)]
 # Cost per block request (requests counted in the domU's diskstats).
 BLK_COSTS = [("map_calls", "grant map hypercalls / request (backend)", 1),
              ("unmap_calls", "grant unmap hypercalls / request (backend)", 1),
@@ -84,7 +89,10 @@ def derive_costs(runs):
             m["cpu"] = m["cpu_dom0"] + m["cpu_domu"]
         if "sectors" in m:
             m["mib"] = m["sectors"] / 2048
+        if "mbit" in m and "secs" in m:
+            m["gb"] = m["mbit"] * m["secs"] / 8000
         for unit, table, prefix in (("pkts", COSTS, "per_pkt."),
+                                    ("gb", NET_GB_COSTS, "per_gb."),
                                     ("reqs", BLK_COSTS, "per_req."),
                                     ("mib", BLK_MIB_COSTS, "per_mib.")):
             n = m.get(unit, 0)
@@ -180,11 +188,13 @@ def table(summary, machine):
         rows.append(row + [cell(st, "ref")])
     lines += md_rows(head, rows)
     labels = {"per_pkt." + k: lab for k, lab, _ in COSTS}
+    labels.update({"per_gb." + k: lab for k, lab, _ in NET_GB_COSTS})
     keys = sorted((k for k in summary if k[1] in labels),
                   key=lambda k: (workload_order(k[0]), k[1]))
     if keys:
-        lines += ["", "Cost per packet (packets counted at dom0's vif; CPU "
-                  "from xl list; grant-copy and notification counts exist "
+        lines += ["", "Cost per packet and per GB moved (packets counted at "
+                  "dom0's vif; CPU from xl list; GB from the rate and netperf's "
+                  "own seconds; grant-copy and notification counts exist "
                   "only for the xfab drivers: for the stock pair the "
                   "interrupt counts of the other side stand in for "
                   "notifications):", "",

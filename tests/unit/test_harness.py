@@ -428,6 +428,24 @@ class BenchReportTest(unittest.TestCase):
         ops = [ln for ln in out.splitlines() if "grant-copy ops / pkt" in ln][0]
         self.assertIn("| - | 2 [2-2] n=1 | - |", ops)
 
+    def test_cost_per_gb(self):
+        # 800 Mbit/s for 10 s is 1 GB; 400 Mbit/s for 5 s is 0.25 GB
+        self.write({"b.stock.1.tcp_stream_16K.mbit": 800,
+                    "b.stock.1.tcp_stream_16K.secs": 10,
+                    "b.stock.1.tcp_stream_16K.cpu_dom0": 6,
+                    "b.stock.1.tcp_stream_16K.cpu_domu": 2,
+                    "b.xfab.1.tcp_stream_16K.mbit": 400,
+                    "b.xfab.1.tcp_stream_16K.secs": 5,
+                    "b.xfab.1.tcp_stream_16K.cpu_dom0": 0.5,
+                    "b.xfab.1.tcp_stream_16K.cpu_domu": 0.5})
+        rc, out = self.run_report()
+        self.assertEqual(rc, 0)
+        row = [ln for ln in out.splitlines()
+               if "| tcp_stream_16K | CPU s / GB (dom0 + domU)" in ln][0]
+        self.assertIn("| 8 [8-8] n=1 | 4 [4-4] n=1 | 0.50 |", row)
+        dom0 = [ln for ln in out.splitlines() if "CPU s / GB (dom0)" in ln][0]
+        self.assertIn("| 6 [6-6] n=1 | 2 [2-2] n=1 |", dom0)
+
     def test_block_sets_and_cost_per_request(self):
         self.write({"b.stock.1.seq_write_1m.mib_s": 100,
                     "b.xfab.1.seq_write_1m.mib_s": 120,

@@ -101,11 +101,16 @@ bench_measure() {
 	echo "$out" | grep -v '^@\(irqs\|fekicks\)'
 }
 
-# Record a netperf result as METRIC; fail on a missing number.
+# Record a netperf result as METRIC; fail on a missing number. With a
+# rate (mbit), also netperf's elapsed seconds (the field before it): the
+# report's CPU per GB divides by what the run moved.
 netperf_rec() {
-	local set=$1 rep=$2 wl=$3 metric=$4 out=$5 v
+	local set=$1 rep=$2 wl=$3 metric=$4 out=$5 v secs
 	v=$(echo "$out" | netperf_value)
 	echo "$v" | grep -Eq '^[0-9]+(\.[0-9]+)?$' ||
 		fail "$set rep $rep $wl: no result in netperf output: $(echo "$out" | tail -n 2 | tr '\n' ' ')"
 	rec "$set" "$rep" "$wl" "$metric" "$v"
+	[ "$metric" = mbit ] || return 0
+	secs=$(echo "$out" | awk 'NF >= 5 && $1 ~ /^[0-9]+$/ { print $(NF - 1); exit }')
+	echo "$secs" | grep -Eq '^[0-9]+(\.[0-9]+)?$' && rec "$set" "$rep" "$wl" secs "$secs"
 }
