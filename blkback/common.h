@@ -39,6 +39,7 @@
 #include "xfab_blkif.h"
 #include "xfab_gcache.h"
 #include "xfab_poll.h"
+#include "xfab_kpoll.h"
 #include "xfab_credit.h"
 #include "xfab_kstats.h"
 

@@ -313,6 +313,18 @@ static void bb_refused(struct xfab_bb_ring *ring)
 	schedule_timeout_interruptible(nsecs_to_jiffies(wait) + 1);
 }
 
+/* One look at the ring while polling: answer what is done meanwhile. */
+static enum xfab_look bb_look(void *arg)
+{
+	struct xfab_bb_ring *ring = arg;
+
+	if (!list_empty_careful(&ring->done))
+		bb_complete(ring);
+	if (READ_ONCE(ring->back.sring->req_prod) != ring->back.req_cons)
+		return XFAB_LOOK_WORK;
+	return kthread_should_stop() ? XFAB_LOOK_STOP : XFAB_LOOK_NONE;
+}
+
 /*
  * An xfab frontend: keep looking for requests, answering completions
  * meanwhile, for up to the poll budget before the caller re-arms
@@ -321,25 +333,11 @@ static void bb_refused(struct xfab_bb_ring *ring)
  */
 static bool bb_poll(struct xfab_bb_ring *ring)
 {
-	u32 budget = xfab_poll_budget(&ring->poll);
-	bool found = false;
-	u64 end;
+	bool found;
 
-	if (!ring->polling || !budget)
+	if (!ring->polling || !xfab_poll_budget(&ring->poll))
 		return false;
-	end = local_clock() + budget;
-	do {
-		if (!list_empty_careful(&ring->done))
-			bb_complete(ring);
-		if (READ_ONCE(ring->back.sring->req_prod) !=
-		    ring->back.req_cons) {
-			found = true;
-			break;
-		}
-		cpu_relax();
-	} while (local_clock() < end && !need_resched() &&
-		 !kthread_should_stop());
-	xfab_poll_end(&ring->poll, found);
+	found = xfab_poll_spin(&ring->poll, bb_look, ring);
 	xfab_bb_inc(ring, polls);
 	if (found)
 		xfab_bb_inc(ring, poll_found);

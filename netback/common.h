@@ -40,6 +40,7 @@
 #include "xfab_pool.h"
 #include "xfab_lro.h"
 #include "xfab_poll.h"
+#include "xfab_kpoll.h"
 
 /* One page per ring: netif has no multi-page rings. */
 #define XFAB_NB_TX_RING_SIZE __CONST_RING_SIZE(xen_netif_tx, XEN_PAGE_SIZE)

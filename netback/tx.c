@@ -14,7 +14,6 @@
  * of one TCP flow before the stack sees them.
  */
 #include <linux/etherdevice.h>
-#include <linux/sched/clock.h>
 #include <xen/page.h>
 #include "common.h"
 
@@ -392,31 +391,26 @@ static void tx_poll_sync(struct xfab_nb_queue *q)
 		xfab_poll_init(&q->tx_poll, min, max);
 }
 
+static enum xfab_look tx_look(void *arg)
+{
+	return xfab_nb_tx_has_work(arg) ? XFAB_LOOK_WORK : XFAB_LOOK_NONE;
+}
+
 /*
  * An xfab frontend's ring is empty: keep looking for up to the poll
  * budget before the caller arms req_event. Until then the guest sees
- * no armed index and sends no event. Ends early when the CPU is wanted
- * (the guest may be waiting for it). True if requests came.
+ * no armed index and sends no event. True if requests came.
  */
 static bool tx_spin(struct xfab_nb_queue *q, struct nb_poll_tally *t)
 {
-	bool found = false;
-	u64 end;
+	bool found;
 
 	if (!q->tx_polling)
 		return false;
 	tx_poll_sync(q);
 	if (!xfab_poll_budget(&q->tx_poll))
 		return false;
-	end = local_clock() + xfab_poll_budget(&q->tx_poll);
-	do {
-		if (xfab_nb_tx_has_work(q)) {
-			found = true;
-			break;
-		}
-		cpu_relax();
-	} while (local_clock() < end && !need_resched());
-	xfab_poll_end(&q->tx_poll, found);
+	found = xfab_poll_spin(&q->tx_poll, tx_look, q);
 	t->polls++;
 	t->found += found;
 	return found;
