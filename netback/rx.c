@@ -65,8 +65,15 @@ netdev_tx_t xfab_nb_start_xmit(struct sk_buff *skb, struct net_device *dev)
 		atomic64_inc(&q->st.rxr_drop_down);
 		goto drop;
 	}
-	/* more pieces than one plan takes: one piece per 4 KiB instead */
-	if (rx_pieces(NULL, 0, skb) > XFAB_NB_RX_SRC && skb_linearize(skb)) {
+	/*
+	 * More pieces than one plan takes: one per 4 KiB instead. Only a
+	 * frag_list can get there (an skb of its own bytes needs at most
+	 * a piece per 4 KiB plus two per buffer: 17 + 2 * 18), so only
+	 * then are the pieces counted.
+	 */
+	BUILD_BUG_ON(XFAB_NB_RX_MAX_DATA + 2 * (MAX_SKB_FRAGS + 1) > XFAB_NB_RX_SRC);
+	if (skb_has_frag_list(skb) &&
+	    rx_pieces(NULL, 0, skb) > XFAB_NB_RX_SRC && skb_linearize(skb)) {
 		atomic64_inc(&q->st.rxr_drop_nomem);
 		goto drop;
 	}
