@@ -37,6 +37,7 @@
 #include "xfab_netif.h"
 #include "xfab_netif_rx.h"
 #include "xfab_kstats.h"
+#include "xfab_pool.h"
 
 #define XFAB_NF_NAME "xfab_netfront"
 
@@ -58,6 +59,8 @@
 #define XFAB_NF_RX_COPYBREAK 256
 /* RX pool: the largest page (as an order) a packet is copied into. */
 #define XFAB_NF_RX_COPY_ORDER 3
+/* RX pool pages beyond one per ring slot: at most one list page's worth. */
+#define XFAB_NF_RX_LEND_MAX (XFAB_POOL_MAX_PAGES - XFAB_NF_RX_RING_SIZE)
 
 /* Per-queue TX counters, in ethtool -S order (names in ethtool.c). */
 enum xfab_nf_tx_stat {
@@ -99,6 +102,10 @@ enum xfab_nf_rx_stat {
 	XFAB_NF_RX_FATAL_RING,
 	XFAB_NF_RX_FATAL_GRANT_BUSY,
 	XFAB_NF_RX_POOL_BYTES,
+	XFAB_NF_RX_LENT_PAGES,
+	XFAB_NF_RX_LENT_BYTES,
+	XFAB_NF_RX_LEND_BACK,
+	XFAB_NF_RX_LEND_SHORT,
 	XFAB_NF_RX_NR
 };
 
@@ -188,6 +195,12 @@ struct xfab_nf_queue {
 	 */
 	bool rx_pool;
 	struct xfab_nf_pool_dir rx_dir;	/* the RX pool's list */
+	/*
+	 * RX pool pages off the ring: [0, rx_nspare) spare, the rest lent
+	 * to the stack as a packet's frags (docs/net.md, "RX pool").
+	 */
+	struct xfab_nf_rx_off *rx_off;
+	u32 rx_noff, rx_nspare;
 	/* posted buffers, indexed by ring slot (== request id) */
 	struct page *rx_page[XFAB_NF_RX_RING_SIZE];
 	grant_ref_t rx_gref[XFAB_NF_RX_RING_SIZE];
@@ -195,6 +208,12 @@ struct xfab_nf_queue {
 	union xfab_rx_slot rx_copy[XFAB_RX_MAX_CHAIN];
 	u32 rx_copied;
 	struct xfab_rx_pkt rx_pkt;
+};
+
+/* An RX pool page off the ring, with its grant (writable, kept). */
+struct xfab_nf_rx_off {
+	struct page *page;
+	grant_ref_t ref;
 };
 
 /* What the backend offered, read at each connect. */
@@ -220,6 +239,7 @@ struct xfab_nf_info {
 	struct xfab_nf_backend be;
 	bool bounce;			/* TX copies: set at each connect */
 	bool pools;			/* RX pool, lists for the backend */
+	unsigned int rx_lend;		/* RX pool pages lent, per queue */
 	struct xfab_nf_stats *stats;	/* netdev->num_tx_queues entries */
 	struct dentry *dbg_dir;
 };
@@ -228,6 +248,7 @@ struct xfab_nf_info {
 extern unsigned int xfab_nf_max_queues;
 extern bool xfab_nf_allow_relaxed;
 extern bool xfab_nf_pools;
+extern unsigned int xfab_nf_rx_lend;
 int xfab_nf_netdev_create(struct xenbus_device *dev, const u8 *mac,
 			  struct xfab_nf_info **out);
 void xfab_nf_netdev_destroy(struct xfab_nf_info *info);

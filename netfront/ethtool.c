@@ -45,6 +45,10 @@ static const char *const nf_rx_names[XFAB_NF_RX_NR] = {
 	[XFAB_NF_RX_FATAL_RING] = "rx_fatal_ring_index",
 	[XFAB_NF_RX_FATAL_GRANT_BUSY] = "rx_fatal_grant_busy",
 	[XFAB_NF_RX_POOL_BYTES] = "rx_pool_copy_bytes",
+	[XFAB_NF_RX_LENT_PAGES] = "rx_lent_pages",
+	[XFAB_NF_RX_LENT_BYTES] = "rx_lent_bytes",
+	[XFAB_NF_RX_LEND_BACK] = "rx_lend_back",
+	[XFAB_NF_RX_LEND_SHORT] = "rx_lend_short",
 };
 
 /* The names above, for xfab_stats_add_reasons() (from 0). */

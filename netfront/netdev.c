@@ -43,6 +43,40 @@ module_param_named(pools, xfab_nf_pools, bool, 0644);
 MODULE_PARM_DESC(pools, "Use page pools mapped once by an xfab backend (default on; applies at connect)");
 
 /*
+ * RX pool pages per queue beyond one per ring slot. A packet's data
+ * pages go up the stack as its frags, spare pool pages take their ring
+ * slots, and they come back once the stack let go: no copy in the
+ * guest. When the stack holds them all (a slow reader), packets are
+ * copied out as without lending. 0 copies every packet. The backend's
+ * xfab-pool-max-pages bounds it too.
+ */
+unsigned int xfab_nf_rx_lend = 256;
+
+/* Checked on every write, at load and later, so a bad value is refused. */
+static int nf_set_rx_lend(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n;
+	int err = kstrtouint(val, 0, &n);
+
+	if (err)
+		return err;
+	if (n > XFAB_NF_RX_LEND_MAX) {
+		pr_err("xfab_netfront: rx_lend=%u: at most %zu\n", n,
+		       XFAB_NF_RX_LEND_MAX);
+		return -EINVAL;
+	}
+	*(unsigned int *)kp->arg = n;
+	return 0;
+}
+
+static const struct kernel_param_ops nf_rx_lend_ops = {
+	.set = nf_set_rx_lend,
+	.get = param_get_uint,
+};
+module_param_cb(rx_lend, &nf_rx_lend_ops, &xfab_nf_rx_lend, 0644);
+MODULE_PARM_DESC(rx_lend, "RX pool pages per queue lent to the stack instead of copying (default 256, at most 768; 0: copy; applies at connect)");
+
+/*
  * The device cannot be trusted any more: stop everything that would look
  * at its rings again, until the next connect builds new ones. Safe from
  * any context (NAPI, xmit, process); pages the backend may still access

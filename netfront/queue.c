@@ -107,8 +107,9 @@ static int nf_rings(struct xfab_nf_queue *q)
 		if (q->info->pools)
 			xfab_nf_tx_pool_publish(q);
 	}
-	err = gnttab_alloc_grant_references(XFAB_NF_RX_RING_SIZE,
-					    &q->rx_gref_head);
+	/* ... and one per RX pool page lent */
+	err = gnttab_alloc_grant_references(XFAB_NF_RX_RING_SIZE +
+					    q->info->rx_lend, &q->rx_gref_head);
 	if (err)
 		return err;
 	q->rx_gref_pool = true;

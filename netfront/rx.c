@@ -21,6 +21,7 @@
 #include <linux/skbuff.h>
 #include <linux/etherdevice.h>
 #include <linux/mm.h>
+#include <linux/slab.h>
 #include <xen/events.h>
 #include <xen/page.h>
 #include "common.h"
@@ -91,13 +92,37 @@ void xfab_nf_rx_refill(struct xfab_nf_queue *q)
 }
 
 /*
+ * The pool's spare pages, granted like the posted ones: lend of them
+ * (connect, before NAPI). On failure the ones made are released with
+ * the queue.
+ */
+static int nf_rx_spares_create(struct xfab_nf_queue *q, unsigned int lend)
+{
+	q->rx_off = kcalloc(lend, sizeof(*q->rx_off), GFP_KERNEL);
+	if (!q->rx_off)
+		return -ENOMEM;
+	while (q->rx_noff < lend) {
+		struct xfab_nf_rx_off *o = &q->rx_off[q->rx_noff];
+
+		o->page = xfab_nf_pool_page(q, &q->rx_gref_head, false,
+					    &o->ref);
+		if (!o->page)
+			return -ENOMEM;
+		q->rx_noff++;
+		q->rx_nspare++;
+		xfab_nf_rx_add(q, XFAB_NF_RX_GRANTS, 1);
+	}
+	return 0;
+}
+
+/*
  * At connect, before NAPI: a zeroed page granted writable for every
  * slot, posted once and for good, and its list for the backend.
  * Teardown (xfab_nf_rx_release) gives the pages back, as any posted ones.
  */
 int xfab_nf_rx_pool_create(struct xfab_nf_queue *q)
 {
-	unsigned int slot;
+	unsigned int slot, lend = q->info->rx_lend;
 	u32 *refs;
 
 	for (slot = 0; slot < XFAB_NF_RX_RING_SIZE; slot++) {
@@ -111,10 +136,15 @@ int xfab_nf_rx_pool_create(struct xfab_nf_queue *q)
 	}
 	xfab_nf_rx_add(q, XFAB_NF_RX_GRANTS, XFAB_NF_RX_RING_SIZE);
 	q->rx_pool = true;
+	if (lend && nf_rx_spares_create(q, lend))
+		return -ENOMEM;
 	refs = xfab_nf_pool_dir_start(&q->rx_dir);
 	for (slot = 0; refs && slot < XFAB_NF_RX_RING_SIZE; slot++)
 		refs[slot] = q->rx_gref[slot];
-	xfab_nf_pool_dir_finish(q, &q->rx_dir, XFAB_NF_RX_RING_SIZE, "RX");
+	for (slot = 0; refs && slot < q->rx_noff; slot++)
+		refs[XFAB_NF_RX_RING_SIZE + slot] = q->rx_off[slot].ref;
+	xfab_nf_pool_dir_finish(q, &q->rx_dir,
+				XFAB_NF_RX_RING_SIZE + q->rx_noff, "RX");
 	return 0;
 }
 
@@ -420,6 +450,93 @@ nomem:
 }
 
 /*
+ * Lent pages the stack let go of (only our reference left) become
+ * spares again. Looked at only when spares run short.
+ */
+static void nf_rx_reclaim(struct xfab_nf_queue *q)
+{
+	u32 i, back = 0;
+
+	for (i = q->rx_nspare; i < q->rx_noff; i++) {
+		if (page_ref_count(q->rx_off[i].page) != 1)
+			continue;
+		swap(q->rx_off[i], q->rx_off[q->rx_nspare]);
+		q->rx_nspare++;
+		back++;
+	}
+	xfab_nf_rx_add(q, XFAB_NF_RX_LEND_BACK, back);
+}
+
+/*
+ * Slot i's page goes up as a frag and off the ring, lent; a spare takes
+ * its place in pages[] and refs[], to be posted in its stead.
+ */
+static void nf_rx_lend_page(struct xfab_nf_queue *q, struct page **pages,
+			    grant_ref_t *refs, unsigned int i)
+{
+	struct xfab_nf_rx_off *o = &q->rx_off[--q->rx_nspare];
+	struct page *pg = o->page;
+	grant_ref_t ref = o->ref;
+
+	o->page = pages[i];
+	o->ref = refs[i];
+	pages[i] = pg;
+	refs[i] = ref;
+}
+
+/*
+ * Pool mode without the copy: the first XFAB_NF_RX_PULL bytes are copied
+ * into the linear area (the headers the stack parses, read once), the
+ * rest goes up in the pool pages themselves. The backend can still
+ * write those pages, so the frags are marked shared: nothing decrypts
+ * or rewrites them in place. False, nothing done: copy it instead (too
+ * small to be worth a page, too many slots, or no spares).
+ */
+static bool nf_rx_deliver_lent(struct xfab_nf_queue *q, struct page **pages,
+			       grant_ref_t *refs)
+{
+	const struct xfab_rx_pkt *pkt = &q->rx_pkt;
+	unsigned int k, nfrags = 0, lent = 0;
+	struct sk_buff *skb;
+
+	if (!q->rx_noff || pkt->len <= XFAB_NF_RX_COPYBREAK ||
+	    pkt->nr_data > MAX_SKB_FRAGS)
+		return false;
+	if (q->rx_nspare < pkt->nr_data)
+		nf_rx_reclaim(q);
+	if (q->rx_nspare < pkt->nr_data) {
+		xfab_nf_rx_add(q, XFAB_NF_RX_LEND_SHORT, 1);
+		return false;
+	}
+	skb = napi_alloc_skb(&q->napi, XFAB_NF_RX_PULL);
+	if (!skb)
+		return false;
+	for (k = 0; k < pkt->nr_data; k++) {
+		unsigned int i = pkt->data_slot[k];
+		const struct xen_netif_rx_response *r = &q->rx_copy[i].rsp;
+		const u8 *src = page_address(pages[i]) + r->offset;
+		unsigned int n = r->status;
+		unsigned int c = min(n, XFAB_NF_RX_PULL - skb_headlen(skb));
+
+		if (c)
+			skb_put_data(skb, src, c);
+		if (n == c)
+			continue;
+		get_page(pages[i]);
+		skb_add_rx_frag(skb, nfrags++, pages[i], r->offset + c, n - c,
+				PAGE_SIZE);
+		lent += n - c;
+		nf_rx_lend_page(q, pages, refs, i);
+	}
+	skb_shinfo(skb)->flags |= SKBFL_SHARED_FRAG;
+	xfab_nf_rx_add(q, XFAB_NF_RX_LENT_PAGES, nfrags);
+	xfab_nf_rx_add(q, XFAB_NF_RX_LENT_BYTES, lent);
+	xfab_nf_rx_add(q, XFAB_NF_RX_POOL_BYTES, pkt->len - lent);
+	nf_rx_up(q, skb);
+	return true;
+}
+
+/*
  * Consume the chain xfab_rx_check just judged (OK or a drop). All its
  * buffers leave their slots before any is reposted: with a full ring, a
  * repost lands in the chain's first slot. Pages that are not handed up
@@ -445,8 +562,9 @@ static void nf_rx_consume(struct xfab_nf_queue *q, int verdict)
 	if (verdict != XFAB_RX_OK) {
 		xfab_nf_rx_err(q, verdict);
 	} else if (q->rx_pool) {
-		/* copied out before the pages go back to the backend */
-		nf_rx_deliver_copy(q, pages);
+		/* lent, or copied out before the pages go back to the backend */
+		if (!nf_rx_deliver_lent(q, pages, refs))
+			nf_rx_deliver_copy(q, pages);
 	} else {
 		for (i = 0; i < pkt->nr_data; i++)
 			data[pkt->data_slot[i]] = true;
@@ -540,6 +658,13 @@ void xfab_nf_rx_release(struct xfab_nf_queue *q)
 		gnttab_end_foreign_access(q->rx_gref[slot], q->rx_page[slot]);
 		q->rx_page[slot] = NULL;
 	}
+	/* a lent page lives on in the stack: only our reference goes */
+	for (slot = 0; slot < q->rx_noff; slot++)
+		gnttab_end_foreign_access(q->rx_off[slot].ref,
+					  q->rx_off[slot].page);
+	kfree(q->rx_off);
+	q->rx_off = NULL;
+	q->rx_noff = q->rx_nspare = 0;
 	q->rx_copied = 0;
 	q->rx_pool = false;
 	xfab_nf_pool_dir_release(&q->rx_dir);

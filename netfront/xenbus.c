@@ -224,6 +224,15 @@ static bool nf_want_bounce(struct xenbus_device *dev)
 	return !xfab_xs_relaxed(dev);
 }
 
+/* How RX moves data, for the connect message. */
+static const char *nf_rx_mode(const struct xfab_nf_info *info)
+{
+	if (!info->pools)
+		return "a fresh page per packet";
+	return info->rx_lend ? "a pool, its pages lent to the stack" :
+			       "copied out of a pool";
+}
+
 /* Rings up, keys written, NAPI on. Any failure leaves nothing behind. */
 static int xfab_nf_connect(struct xfab_nf_info *info)
 {
@@ -249,6 +258,11 @@ static int xfab_nf_connect(struct xfab_nf_info *info)
 	/* one pool page per ring slot: the backend must take that many */
 	info->pools = xfab_nf_pools && be.pool_max >= XFAB_NF_TX_RING_SIZE &&
 		      be.pool_max >= XFAB_NF_RX_RING_SIZE;
+	/* lent pages stay writable to the backend: not for an untrusted one */
+	info->rx_lend = 0;
+	if (info->pools && xenbus_read_unsigned(dev->nodename, "trusted", 1))
+		info->rx_lend = min_t(unsigned int, READ_ONCE(xfab_nf_rx_lend),
+				      be.pool_max - XFAB_NF_RX_RING_SIZE);
 	clear_bit(XFAB_NF_BROKEN, &info->flags);
 	err = xfab_nf_queues_create(info, nf_num_queues(info));
 	if (err)
@@ -261,8 +275,7 @@ static int xfab_nf_connect(struct xfab_nf_info *info)
 		netdev_info(nd, "backend %s: %u queues, TX %s, RX %s\n",
 			    dev->otherend, info->num_queues, bounce ?
 			    "copied into a bounce pool (default trust)" :
-			    "granted in place (relaxed trust)", info->pools ?
-			    "copied out of a pool" : "a fresh page per packet");
+			    "granted in place (relaxed trust)", nf_rx_mode(info));
 
 	/*
 	 * xenstore may be slow: not under rtnl. The queues stay: connect

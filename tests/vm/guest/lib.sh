@@ -665,14 +665,18 @@ vif_counter() {
 # net_pool_check DOMID pools|none: what the two ends made of the guest's
 # pools (docs/protocol.md, "netif: the xfab fast path"). pools: an xfab
 # frontend in default trust published its TX bounce pool and its RX
-# pool; xfab_netback mapped both (256 pages each per queue) and moved
-# every byte of either ring by memcpy, with no grant copy at all; the
-# frontend copied what it received out of its RX pool and ended no grant
-# per packet. none: a frontend that published nothing (stock) gets no
+# pool; xfab_netback mapped both (256 pages each per queue, plus the
+# guest's rx_lend spares in the RX pool) and moved every byte of either
+# ring by memcpy, with no grant copy at all; the frontend ended no grant
+# per packet, copied small packets out of its RX pool and lent the pool
+# pages of big ones to its stack (over half of the 64 MiB it received),
+# which gave them back (more than its spares, so again and again; with
+# rx_lend=0 none is lent). none: a frontend that published nothing (stock) gets no
 # mapping and plain grant copies. Either way no pool failed to map.
 net_pool_check() {
-	local dev=vif$1.0 want=$2 nq pages out k
+	local dev=vif$1.0 want=$2 nq pages out k lend name
 	local -A ctr
+	name=$(xl domname "$1")
 	nq=$(xenstore-read "/local/domain/$1/device/vif/0/multi-queue-num-queues" 2>/dev/null || echo 1)
 	counters_of "$(ethtool -S "$dev")"
 	pages=$(backend_total xfab_netback pool_pages)
@@ -684,18 +688,30 @@ net_pool_check() {
 		fail "xfab_netback: pool_fail=${ctr[pool_fail]} (see dom0's kernel log)"
 	case $want in
 	pools)
-		[ "$pages" = $((512 * nq)) ] ||
-			fail "pool_pages=$pages with $nq queues, want $((512 * nq)) (the guest's TX and RX pools)"
+		lend=$(domu_must "$name" 10 "cat /sys/module/xfab_netfront/parameters/rx_lend") || exit $?
+		[ "$pages" = $(((512 + lend) * nq)) ] ||
+			fail "pool_pages=$pages with $nq queues, want $(((512 + lend) * nq)) (the guest's TX and RX pools, $lend RX pages to lend)"
 		[ "${ctr[txr_pool_ops]:-0}" -gt 0 ] && [ "${ctr[txr_copy_calls]:-0}" = 0 ] ||
 			fail "TX with the guest's pool mapped: ${ctr[txr_pool_ops]} memcpys, ${ctr[txr_copy_calls]} grant-copy calls (want some, and none)"
 		[ "${ctr[rxr_pool_ops]:-0}" -gt 0 ] && [ "${ctr[rxr_copy_calls]:-0}" = 0 ] ||
 			fail "RX with the guest's pool mapped: ${ctr[rxr_pool_ops]} memcpys, ${ctr[rxr_copy_calls]} grant-copy calls (want some, and none)"
-		out=$(domu_must "$(xl domname "$1")" 60 "ethtool -S eth0 | grep -E '^ *(rx_pool_copy_bytes|rx_grants_ended):'")
+		out=$(domu_must "$name" 60 "ethtool -S eth0 | grep -E '^ *(rx_pool_copy_bytes|rx_grants_ended|rx_lent_[a-z]*|rx_lend_[a-z]*):'")
 		counters_of "$out"
-		figure rx_pool_copy_bytes "${ctr[rx_pool_copy_bytes]:-0}"
+		for k in rx_pool_copy_bytes rx_lent_pages rx_lent_bytes rx_lend_back rx_lend_short; do
+			figure "$k" "${ctr[$k]:-0}"
+		done
 		[ "${ctr[rx_pool_copy_bytes]:-0}" -gt 0 ] && [ "${ctr[rx_grants_ended]:-0}" = 0 ] ||
 			fail "frontend RX: ${ctr[rx_pool_copy_bytes]} bytes copied out of its pool, ${ctr[rx_grants_ended]} grants ended per packet (want some, and none)"
-		log "pools: $pages pages mapped, no grant copy either way, no RX grant per packet" ;;
+		# 64 MiB to the guest through 256 spare pages: they were lent
+		# as frags and came back, again and again
+		if [ "$lend" -gt 0 ]; then
+			[ "${ctr[rx_lent_bytes]:-0}" -gt $((32 << 20)) ] && [ "${ctr[rx_lend_back]:-0}" -gt "$lend" ] ||
+				fail "frontend RX: ${ctr[rx_lent_bytes]} bytes lent in pool pages, ${ctr[rx_lend_back]} pages back (want over 32 MiB, and more than its $lend spares)"
+		else
+			[ "${ctr[rx_lent_pages]:-0}" = 0 ] ||
+				fail "frontend RX: rx_lend=0, yet ${ctr[rx_lent_pages]} pool pages lent"
+		fi
+		log "pools: $pages pages mapped, no grant copy either way, no RX grant per packet, ${ctr[rx_lent_bytes]} bytes lent to the guest's stack" ;;
 	none)
 		[ "$pages" = 0 ] && [ "${ctr[txr_pool_ops]:-0}" = 0 ] &&
 			[ "${ctr[txr_copy_calls]:-0}" -gt 0 ] ||

@@ -8,10 +8,12 @@
 #   vCPUs and both carrying interrupts; jumbo ping (MTU 9000) both ways.
 #   See net_interop in lib.sh. The fast path: the backend maps the
 #   frontend's TX bounce pool and RX pool and copies every byte either
-#   way with memcpy, no grant copy; the frontend copies RX out of its
-#   pool and ends no grant per packet (net_pool_check); packets for the
-#   guest are copied in the sender's context (net_rx_direct_check) and
-#   kept until the guest took them (net_rx_hold_check). LRO: with TSO
+#   way with memcpy, no grant copy; the frontend copies small packets
+#   out of its RX pool, lends the pool pages of big ones to its stack
+#   and gets them back, and ends no grant per packet (net_pool_check);
+#   packets for the guest are copied in the sender's context
+#   (net_rx_direct_check) and kept until the guest took them
+#   (net_rx_hold_check). LRO: with TSO
 #   off in the guest, the backend merges its TCP segments before dom0's
 #   stack, data intact, and stops with rx-gro-hw off; merged packets
 #   forwarded to a second guest reach its ring whole (net_lro_check).
