@@ -59,7 +59,9 @@ BLK_MIB_COSTS = [("cpu", "CPU ms / MiB (dom0 + domU)", 1e3),
 # after them under its own name, "ref" (the monolithic reference) last.
 SET_LABELS = {"stock": "stock", "xfab": "xfab", "xfabro": "xfab-ro",
               "xfabsp": "xfab split_kb=256", "xfabnp": "xfab poll_us=0",
-              "xfabpoll": "xfab rx-usecs 50", "xfabnl": "xfab rx-gro-hw off"}
+              "xfabpoll": "xfab rx-usecs 50", "xfabnl": "xfab rx-gro-hw off",
+              "xfabdefer": "xfab napi_defer_hard_irqs",
+              "xfabcopy": "xfab rx_lend=0"}
 SIZE = re.compile(r"^(tcp_stream|tcp_maerts)_(\d+)K$")
 
 
@@ -175,7 +177,9 @@ def table(summary, machine):
              "Block: xfab = the xfab pair in default trust (writes copied through the "
              "frontend's pool), xfab-ro = relaxed trust (writes read in place); "
              "split_kb=256 and poll_us=0 are experiments on xfab. Network: rx-usecs 50 = the xfab pair "
-             "with the backend's in-ring polling on, rx-gro-hw off = with LRO off, nogso = the guest "
+             "with the backend's in-ring polling on, rx-gro-hw off = with LRO off, rx_lend=0 = the "
+             "guests copy every received packet out of their RX pool (no pages lent to the stack), "
+             "napi_defer_hard_irqs = the guest defers RX interrupts, nogso = the guest "
              "with TSO and GSO off.", ""]
     keys = sorted((k for k in summary if k[1] in RESULTS),
                   key=lambda k: workload_order(k[0]))

@@ -12,7 +12,11 @@
 #   alternation repeats BENCH_REPEATS times so that drift hits both
 #   alike. BENCH_SETS may add xfabpoll: the xfab pair with the
 #   backend's in-ring polling on (ethtool -C rx-usecs 50; off by
-#   default). Fails only if a workload does not run.
+#   default), xfabcopy: the guests copy every received packet out of
+#   their RX pool (xfab_netfront.rx_lend=0), and xfabdefer: the guest's
+#   NAPI defers RX interrupts (napi_defer_hard_irqs BENCH_DEFER, 2, and
+#   gro_flush_timeout BENCH_FLUSH_NS, 50000). Fails only if a workload
+#   does not run.
 # Topology: dom0 (the set's backend, bridge xenbr0 10.0.0.1/24, netserver)
 #   <-> d1 (10.0.0.2/24, 2 vCPUs) and d2 (10.0.0.3/24, 1 vCPU; not with
 #   BENCH_D2=0), both with the set's frontend.
@@ -63,12 +67,14 @@ np_nogso() {
 }
 
 bench_net_set() {
-	local set=$1 rep=$2 fe s id
+	local set=$1 rep=$2 fe s id kargs=""
 	fe=$(bench_frontend "$set")
 	net_use_backend "$(bench_backend "$set")"
-	domu_start d1 --mods "$fe" --vcpus 2
+	# xfabcopy: the guests copy every packet out of the RX pool
+	[ "$set" = xfabcopy ] && kargs=xfab_netfront.rx_lend=0
+	domu_start d1 --mods "$fe" --vcpus 2 --kargs "$kargs"
 	[ "$BENCH_D2" = 1 ] &&
-		domu_start d2 --mods "$fe" --vcpus 1 --ip 10.0.0.3/24 --mac 00:16:3e:00:00:03
+		domu_start d2 --mods "$fe" --vcpus 1 --ip 10.0.0.3/24 --mac 00:16:3e:00:00:03 --kargs "$kargs"
 	for s in $(xl list | awk 'NR > 2 { print $1 }'); do
 		id=$(domu_id $s)
 		[ "$(net_driver "vif$id.0")" = "$(bench_backend "$set" | tr - _)" ] ||
@@ -78,6 +84,10 @@ bench_net_set() {
 		domu_must $s 10 "netserver >/dev/null 2>&1" >/dev/null || exit $?
 		# xfabpoll: the xfab pair with the backend's in-ring polling
 		[ "$set" = xfabpoll ] && must ethtool -C "vif$id.0" rx-usecs 50
+		# xfabdefer: the guest's NAPI keeps RX interrupts off for
+		# BENCH_DEFER empty polls, BENCH_FLUSH_NS apart
+		[ "$set" = xfabdefer ] && domu_must $s 10 \
+			"echo ${BENCH_DEFER:-2} > /sys/class/net/eth0/napi_defer_hard_irqs && echo ${BENCH_FLUSH_NS:-50000} > /sys/class/net/eth0/gro_flush_timeout" >/dev/null
 	done
 	wait_for 30 ping -c 1 -W 1 10.0.0.2 || fail "$set: d1 does not answer ping"
 	local T=$BENCH_SECS size
