@@ -17,6 +17,11 @@
  *   tx_slot_flood  one frame chained over 20 slots (more than 18)
  *   tx_prod_jump   the TX producer index 4 rings ahead (XSA-39 class)
  *   kick_storm     for secs, notify the backend with nothing posted
+ *   rx_trickle     for secs, 8 RX buffers at a time, 0.7 to 1.3 s apart,
+ *                  while dom0 floods the bridge: a backend whose stall
+ *                  timer is about 1 s purges its backlog just as the
+ *                  buffers come and it takes packets again (the rx_gather
+ *                  race of issue 22); bursts counts the rounds
  *   state_flip     RX buffers posted, then for secs our state key flips
  *                  through every state every 20 ms, in no protocol order,
  *                  the ring keys changing under it (hs_flip_states,
@@ -41,12 +46,13 @@
 enum hs_vcase {
 	HV_VALID, HV_NO_RX, HV_TX_BAD_GREF, HV_TX_ZERO_FRAG, HV_TX_CROSS_PAGE,
 	HV_TX_SLOT_FLOOD, HV_TX_PROD_JUMP, HV_KICK_STORM, HV_STATE_FLIP,
-	HV_NR_CASES
+	HV_RX_TRICKLE, HV_NR_CASES
 };
 
 static const char *const hv_names[HV_NR_CASES] = {
 	"valid", "no_rx", "tx_bad_gref", "tx_zero_frag", "tx_cross_page",
 	"tx_slot_flood", "tx_prod_jump", "kick_storm", "state_flip",
+	"rx_trickle",
 };
 
 #define HV_FRAMES 256u
@@ -54,6 +60,7 @@ static const char *const hv_names[HV_NR_CASES] = {
 #define HV_FRAME_LEN 60u
 #define HV_NOBODYS_GREF 0x7ffffff0u
 #define HV_FLOOD_SLOTS 20u
+#define HV_TRICKLE 8u
 
 struct hs_vif {
 	struct hs_front f;		/* first: the shared lifecycle */
@@ -70,7 +77,7 @@ struct hs_vif {
 	grant_ref_t rx_gref[HV_RX_BUFS];
 	/* results */
 	u64 posted, answered, okay, error, null, kicks, lies;
-	u64 rx_posted, rx_got, rx_err, rx_after;
+	u64 rx_posted, rx_got, rx_err, rx_after, bursts;
 	atomic64_t irqs;
 };
 
@@ -138,6 +145,41 @@ static void hv_post_rx(struct hs_vif *v)
 	RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&v->rx, notify);
 	if (notify)
 		hv_kick(v);
+}
+
+/*
+ * rx_trickle: up to n more RX buffers, never more than we hold out at
+ * once. Ids (and pages) go round in posting order; the backend answers
+ * in ring order, so the buffer posted HV_RX_BUFS ago is back by now.
+ */
+static void hv_post_some(struct hs_vif *v, u32 n)
+{
+	struct xen_netif_rx_request *r;
+	int notify;
+
+	while (n-- && v->rx.req_prod_pvt - v->rx.rsp_cons < HV_RX_BUFS) {
+		r = RING_GET_REQUEST(&v->rx, v->rx.req_prod_pvt);
+		r->id = v->rx.req_prod_pvt % HV_RX_BUFS;
+		r->gref = v->rx_gref[r->id];
+		v->rx.req_prod_pvt++;
+		v->rx_posted++;
+	}
+	RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&v->rx, notify);
+	if (notify)
+		hv_kick(v);
+}
+
+/* rx_trickle's rounds, spread over 0.7..1.3 s around a 1 s stall timer */
+static void hv_trickle(struct hs_vif *v, unsigned long end)
+{
+	while (!kthread_should_stop() && time_before(jiffies, end) &&
+	       !v->lies) {
+		hv_reap(v);
+		hv_post_some(v, HV_TRICKLE);
+		v->bursts++;
+		msleep(700 + (v->bursts * 137) % 600);
+	}
+	hv_reap(v);
 }
 
 static void hv_slot(struct hs_vif *v, grant_ref_t gref, u16 off, u16 size,
@@ -249,6 +291,9 @@ static int hv_run(void *arg)
 		hv_post_rx(v);
 		hs_flip_states(&v->f, flood);
 		break;
+	case HV_RX_TRICKLE:
+		hv_trickle(v, flood);
+		break;
 	case HV_TX_CROSS_PAGE:
 	case HV_TX_SLOT_FLOOD:
 		/* one frame; a backend that takes it as fatal never answers */
@@ -260,10 +305,11 @@ static int hv_run(void *arg)
 		hv_wait(v, jiffies + HZ / 2);
 		break;
 	}
-	hs_report("run=%u case=%s ms=%u posted=%llu answered=%llu okay=%llu error=%llu null=%llu rx_posted=%llu rx_got=%llu rx_err=%llu rx_after=%llu kicks=%llu irqs=%lld lies=%llu flips=%u",
+	hs_report("run=%u case=%s ms=%u posted=%llu answered=%llu okay=%llu error=%llu null=%llu rx_posted=%llu rx_got=%llu rx_err=%llu rx_after=%llu bursts=%llu kicks=%llu irqs=%lld lies=%llu flips=%u",
 		  v->f.run, hv_names[v->f.kase], jiffies_to_msecs(jiffies - t0),
 		  v->posted, v->answered, v->okay, v->error, v->null,
-		  v->rx_posted, v->rx_got, v->rx_err, v->rx_after, v->kicks,
+		  v->rx_posted, v->rx_got, v->rx_err, v->rx_after, v->bursts,
+		  v->kicks,
 		  (long long)atomic64_read(&v->irqs), v->lies, v->f.flips);
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(HZ);

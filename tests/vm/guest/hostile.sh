@@ -110,16 +110,28 @@ hostile_vbd() {
 # HV_SECS: no_rx must outlast both backends' stall timers (10 s).
 HV_SECS=${HV_SECS:-14}
 
+# HV_TRICKLE_SECS: rx_trickle's length (one round a second).
+HV_TRICKLE_SECS=${HV_TRICKLE_SECS:-12}
+
+# The lines of dom0's kernel log that say a queue of vif $1 took RX
+# buffers again after a stall (xfab_netback, one per stall ended).
+hv_unstalls() { dmesg | grep -c "$1: queue [0-9]*: guest posts RX buffers again"; }
+
 # hostile_vif BACKEND CASE: as hostile_vbd, with a network-attach to
 # xenbr0; while no_rx runs, dom0 pings the bridge's broadcast address
-# (every frame floods to the vif). HB: the vif's counters (ethtool -S,
-# summed over queues for xfab_netback), its carrier and tx_dropped.
+# (every frame floods to the vif); while rx_trickle runs, xfab-spray
+# floods it harder (a datagram every 200 us) and xfab_netback's stall
+# timer is 1 s. HB: the vif's counters (ethtool -S, summed over queues
+# for xfab_netback), its carrier and tx_dropped, and for rx_trickle
+# the stalls it ended (unstalls).
 hostile_vif() {
-	local be=$1 c=$2 run id dev devid secs=$HS_SECS k ping=""
+	local be=$1 c=$2 run id dev devid secs=$HS_SECS k ping="" spray="" u0=0 st0
+	local stp=/sys/module/xfab_netback/parameters/rx_stall_secs
 	local -A ctr
 	HS=() HB=()
 	stock_mark
 	[ $c = no_rx ] && secs=$HV_SECS
+	[ $c = rx_trickle ] && secs=$HV_TRICKLE_SECS
 	id=$(domu_id h1)
 	run=$(hostile_arm vif $c $secs) || exit $?
 	log "hostile vif: $c against $be (run $run)"
@@ -131,7 +143,22 @@ hostile_vif() {
 		ping -b -q -i 0.02 -s 1000 -w $((secs + 6)) 10.0.0.255 >"$W/hs-ping.out" 2>&1 &
 		ping=$!
 	fi
+	if [ $c = rx_trickle ]; then
+		u0=$(hv_unstalls "$dev")
+		if [ "$be" = xfab_netback ]; then
+			st0=$(cat $stp)
+			echo 1 >$stp
+		fi
+		xfab-spray xenbr0 10000000 1000 0 >/dev/null 2>&1 &
+		spray=$!
+	fi
 	hostile_wait $run $((secs + 90))
+	if [ -n "$spray" ]; then
+		kill $spray 2>/dev/null
+		wait $spray 2>/dev/null
+		HB[unstalls]=$(($(hv_unstalls "$dev") - u0))
+		[ "$be" = xfab_netback ] && echo "$st0" >$stp
+	fi
 	if [ -n "$ping" ]; then
 		# a backend that holds the frames holds the sender's socket
 		# buffer too: fewer sent in the same time
@@ -289,6 +316,16 @@ hostile_vjudge() {
 	kick_storm)
 		det="kicks=${HS[kicks]}"
 		k=txr_spurious ;;
+	rx_trickle)
+		# every round's buffers filled, none in error; xfab_netback
+		# purged and took buffers again, round after round
+		[ "${HS[bursts]}" -ge 5 ] && [ "${HS[rx_got]}" -ge "${HS[bursts]}" ] ||
+			why="$why ${HS[rx_got]} frames in ${HS[bursts]} rounds"
+		[ "${HS[rx_err]}" = 0 ] || why="$why ${HS[rx_err]} RX errors"
+		[ $x = 0 ] || [ "${HB[unstalls]}" -ge 3 ] ||
+			why="$why ${HB[unstalls]} stalls ended (3 or more expected)"
+		det="bursts=${HS[bursts]} rx_got=${HS[rx_got]} unstalls=${HB[unstalls]:-0}"
+		k=rxr_drop_stall ;;
 	state_flip)
 		[ "${HS[flips]:-0}" -gt 0 ] || why="$why no state flipped"
 		det="flips=${HS[flips]} rx_got=${HS[rx_got]}" ;;
