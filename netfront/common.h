@@ -38,6 +38,7 @@
 #include "xfab_netif_rx.h"
 #include "xfab_kstats.h"
 #include "xfab_pool.h"
+#include "xfab_lend.h"
 
 #define XFAB_NF_NAME "xfab_netfront"
 
@@ -195,12 +196,8 @@ struct xfab_nf_queue {
 	 */
 	bool rx_pool;
 	struct xfab_nf_pool_dir rx_dir;	/* the RX pool's list */
-	/*
-	 * RX pool pages off the ring: [0, rx_nspare) spare, the rest lent
-	 * to the stack as a packet's frags (docs/net.md, "RX pool").
-	 */
-	struct xfab_nf_rx_off *rx_off;
-	u32 rx_noff, rx_nspare;
+	/* RX pool pages off the ring: spare, or lent to the stack */
+	struct xfab_lend rx_off;
 	/* posted buffers, indexed by ring slot (== request id) */
 	struct page *rx_page[XFAB_NF_RX_RING_SIZE];
 	grant_ref_t rx_gref[XFAB_NF_RX_RING_SIZE];
@@ -208,12 +205,6 @@ struct xfab_nf_queue {
 	union xfab_rx_slot rx_copy[XFAB_RX_MAX_CHAIN];
 	u32 rx_copied;
 	struct xfab_rx_pkt rx_pkt;
-};
-
-/* An RX pool page off the ring, with its grant (writable, kept). */
-struct xfab_nf_rx_off {
-	struct page *page;
-	grant_ref_t ref;
 };
 
 /* What the backend offered, read at each connect. */

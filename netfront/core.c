@@ -9,3 +9,4 @@
 #include "../common/xfab_netif_rx.c"
 #include "../common/xfab_xenbus.c"
 #include "../common/xfab_stats.c"
+#include "../common/xfab_lend.c"

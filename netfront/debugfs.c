@@ -49,8 +49,8 @@ static int nf_queue_show(struct seq_file *m, void *v)
 			   READ_ONCE(q->rx_copied),
 			   q->rx_pool ? "pool" : "page per packet", q->rx_dir.n);
 		seq_printf(m, "rx: pool pages off the ring %u, spare %u, lent %u\n",
-			   q->rx_noff, READ_ONCE(q->rx_nspare),
-			   q->rx_noff - READ_ONCE(q->rx_nspare));
+			   q->rx_off.n, READ_ONCE(q->rx_off.nspare),
+			   q->rx_off.n - READ_ONCE(q->rx_off.nspare));
 	}
 	seq_printf(m, "evtchn tx %u rx %u irq tx %d rx %d napi %s broken %d\n",
 		   q->tx_evtchn, q->rx_evtchn, q->tx_irq, q->rx_irq,

@@ -98,18 +98,20 @@ void xfab_nf_rx_refill(struct xfab_nf_queue *q)
  */
 static int nf_rx_spares_create(struct xfab_nf_queue *q, unsigned int lend)
 {
-	q->rx_off = kcalloc(lend, sizeof(*q->rx_off), GFP_KERNEL);
-	if (!q->rx_off)
-		return -ENOMEM;
-	while (q->rx_noff < lend) {
-		struct xfab_nf_rx_off *o = &q->rx_off[q->rx_noff];
+	struct xfab_lend *l = &q->rx_off;
 
-		o->page = xfab_nf_pool_page(q, &q->rx_gref_head, false,
-					    &o->ref);
-		if (!o->page)
+	l->p = kcalloc(lend, sizeof(*l->p), GFP_KERNEL);
+	if (!l->p)
+		return -ENOMEM;
+	while (l->n < lend) {
+		grant_ref_t ref;
+		struct page *pg = xfab_nf_pool_page(q, &q->rx_gref_head, false,
+						    &ref);
+
+		if (!pg)
 			return -ENOMEM;
-		q->rx_noff++;
-		q->rx_nspare++;
+		l->p[l->n++] = (struct xfab_lend_page){ pg, ref };
+		l->nspare++;
 		xfab_nf_rx_add(q, XFAB_NF_RX_GRANTS, 1);
 	}
 	return 0;
@@ -141,10 +143,10 @@ int xfab_nf_rx_pool_create(struct xfab_nf_queue *q)
 	refs = xfab_nf_pool_dir_start(&q->rx_dir);
 	for (slot = 0; refs && slot < XFAB_NF_RX_RING_SIZE; slot++)
 		refs[slot] = q->rx_gref[slot];
-	for (slot = 0; refs && slot < q->rx_noff; slot++)
-		refs[XFAB_NF_RX_RING_SIZE + slot] = q->rx_off[slot].ref;
+	for (slot = 0; refs && slot < q->rx_off.n; slot++)
+		refs[XFAB_NF_RX_RING_SIZE + slot] = q->rx_off.p[slot].ref;
 	xfab_nf_pool_dir_finish(q, &q->rx_dir,
-				XFAB_NF_RX_RING_SIZE + q->rx_noff, "RX");
+				XFAB_NF_RX_RING_SIZE + q->rx_off.n, "RX");
 	return 0;
 }
 
@@ -449,39 +451,25 @@ nomem:
 	xfab_nf_rx_add(q, XFAB_NF_RX_DROP_NOMEM, 1);
 }
 
-/*
- * Lent pages the stack let go of (only our reference left) become
- * spares again. Looked at only when spares run short.
- */
-static void nf_rx_reclaim(struct xfab_nf_queue *q)
+/* A lent page is back when only our reference is left. */
+static bool nf_rx_page_free(void *page)
 {
-	u32 i, back = 0;
-
-	for (i = q->rx_nspare; i < q->rx_noff; i++) {
-		if (page_ref_count(q->rx_off[i].page) != 1)
-			continue;
-		swap(q->rx_off[i], q->rx_off[q->rx_nspare]);
-		q->rx_nspare++;
-		back++;
-	}
-	xfab_nf_rx_add(q, XFAB_NF_RX_LEND_BACK, back);
+	return page_ref_count(page) == 1;
 }
 
 /*
  * Slot i's page goes up as a frag and off the ring, lent; a spare takes
- * its place in pages[] and refs[], to be posted in its stead.
+ * its place in pages[] and refs[], to be posted in its stead. The
+ * caller made sure there is a spare.
  */
 static void nf_rx_lend_page(struct xfab_nf_queue *q, struct page **pages,
 			    grant_ref_t *refs, unsigned int i)
 {
-	struct xfab_nf_rx_off *o = &q->rx_off[--q->rx_nspare];
-	struct page *pg = o->page;
-	grant_ref_t ref = o->ref;
+	struct xfab_lend_page slot = { pages[i], refs[i] };
 
-	o->page = pages[i];
-	o->ref = refs[i];
-	pages[i] = pg;
-	refs[i] = ref;
+	xfab_lend_swap(&q->rx_off, &slot);
+	pages[i] = slot.page;
+	refs[i] = slot.ref;
 }
 
 /*
@@ -499,12 +487,14 @@ static bool nf_rx_deliver_lent(struct xfab_nf_queue *q, struct page **pages,
 	unsigned int k, nfrags = 0, lent = 0;
 	struct sk_buff *skb;
 
-	if (!q->rx_noff || pkt->len <= XFAB_NF_RX_COPYBREAK ||
+	if (!q->rx_off.n || pkt->len <= XFAB_NF_RX_COPYBREAK ||
 	    pkt->nr_data > MAX_SKB_FRAGS)
 		return false;
-	if (q->rx_nspare < pkt->nr_data)
-		nf_rx_reclaim(q);
-	if (q->rx_nspare < pkt->nr_data) {
+	/* lent pages are looked at only when spares run short */
+	if (q->rx_off.nspare < pkt->nr_data)
+		xfab_nf_rx_add(q, XFAB_NF_RX_LEND_BACK,
+			       xfab_lend_reclaim(&q->rx_off, nf_rx_page_free));
+	if (q->rx_off.nspare < pkt->nr_data) {
 		xfab_nf_rx_add(q, XFAB_NF_RX_LEND_SHORT, 1);
 		return false;
 	}
@@ -659,12 +649,11 @@ void xfab_nf_rx_release(struct xfab_nf_queue *q)
 		q->rx_page[slot] = NULL;
 	}
 	/* a lent page lives on in the stack: only our reference goes */
-	for (slot = 0; slot < q->rx_noff; slot++)
-		gnttab_end_foreign_access(q->rx_off[slot].ref,
-					  q->rx_off[slot].page);
-	kfree(q->rx_off);
-	q->rx_off = NULL;
-	q->rx_noff = q->rx_nspare = 0;
+	for (slot = 0; slot < q->rx_off.n; slot++)
+		gnttab_end_foreign_access(q->rx_off.p[slot].ref,
+					  q->rx_off.p[slot].page);
+	kfree(q->rx_off.p);
+	q->rx_off = (struct xfab_lend){ NULL, 0, 0 };
 	q->rx_copied = 0;
 	q->rx_pool = false;
 	xfab_nf_pool_dir_release(&q->rx_dir);
