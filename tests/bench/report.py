@@ -61,7 +61,7 @@ SET_LABELS = {"stock": "stock", "xfab": "xfab", "xfabro": "xfab-ro",
               "xfabsp": "xfab split_kb=256", "xfabnp": "xfab poll_us=0",
               "xfabpoll": "xfab rx-usecs 50", "xfabnl": "xfab rx-gro-hw off",
               "xfabdefer": "xfab napi_defer_hard_irqs",
-              "xfabcopy": "xfab rx_lend=0"}
+              "xfablend": "xfab rx_lend=256"}
 SIZE = re.compile(r"^(tcp_stream|tcp_maerts)_(\d+)K$")
 
 
@@ -177,8 +177,8 @@ def table(summary, machine):
              "Block: xfab = the xfab pair in default trust (writes copied through the "
              "frontend's pool), xfab-ro = relaxed trust (writes read in place); "
              "split_kb=256 and poll_us=0 are experiments on xfab. Network: rx-usecs 50 = the xfab pair "
-             "with the backend's in-ring polling on, rx-gro-hw off = with LRO off, rx_lend=0 = the "
-             "guests copy every received packet out of their RX pool (no pages lent to the stack), "
+             "with the backend's in-ring polling on, rx-gro-hw off = with LRO off, rx_lend=256 = the "
+             "guests lend RX pool pages to their stack instead of copying packets out, "
              "napi_defer_hard_irqs = the guest defers RX interrupts, nogso = the guest "
              "with TSO and GSO off.", ""]
     keys = sorted((k for k in summary if k[1] in RESULTS),

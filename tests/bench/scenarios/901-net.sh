@@ -12,11 +12,13 @@
 #   alternation repeats BENCH_REPEATS times so that drift hits both
 #   alike. BENCH_SETS may add xfabpoll: the xfab pair with the
 #   backend's in-ring polling on (ethtool -C rx-usecs 50; off by
-#   default), xfabcopy: the guests copy every received packet out of
-#   their RX pool (xfab_netfront.rx_lend=0), and xfabdefer: the guest's
-#   NAPI defers RX interrupts (napi_defer_hard_irqs BENCH_DEFER, 2, and
-#   gro_flush_timeout BENCH_FLUSH_NS, 50000). Fails only if a workload
-#   does not run.
+#   default), xfabro: the xfab pair in relaxed trust (the guests grant
+#   TX pages in place, as xen-netfront does, instead of copying them
+#   into the bounce pool), xfablend: the guests lend RX pool pages to
+#   their stack instead of copying (xfab_netfront.rx_lend=256), and
+#   xfabdefer: the guest's NAPI defers RX interrupts
+#   (napi_defer_hard_irqs BENCH_DEFER, 2, and gro_flush_timeout
+#   BENCH_FLUSH_NS, 50000). Fails only if a workload does not run.
 # Topology: dom0 (the set's backend, bridge xenbr0 10.0.0.1/24, netserver)
 #   <-> d1 (10.0.0.2/24, 2 vCPUs) and d2 (10.0.0.3/24, 1 vCPU; not with
 #   BENCH_D2=0), both with the set's frontend.
@@ -66,15 +68,23 @@ np_nogso() {
 	domu_must d1 30 "ethtool -K eth0 tso on gso on" >/dev/null || exit $?
 }
 
+# xfabro's paused-domain hook: the toolstack relaxes the trust of the
+# guest's vif 0 (TX pages granted in place, not copied into the pool).
+net_relax_hook() {
+	xenstore-write "/local/domain/$1/device/vif/0/xfab-trust" relaxed
+}
+
 bench_net_set() {
-	local set=$1 rep=$2 fe s id kargs=""
+	local set=$1 rep=$2 fe s id kargs="" hook=""
 	fe=$(bench_frontend "$set")
 	net_use_backend "$(bench_backend "$set")"
-	# xfabcopy: the guests copy every packet out of the RX pool
-	[ "$set" = xfabcopy ] && kargs=xfab_netfront.rx_lend=0
-	domu_start d1 --mods "$fe" --vcpus 2 --kargs "$kargs"
+	# xfablend: the guests lend RX pool pages rather than copy
+	[ "$set" = xfablend ] && kargs=xfab_netfront.rx_lend=256
+	[ "$set" = xfabro ] && hook=net_relax_hook
+	domu_start d1 --mods "$fe" --vcpus 2 --kargs "$kargs" ${hook:+--paused-hook $hook}
 	[ "$BENCH_D2" = 1 ] &&
-		domu_start d2 --mods "$fe" --vcpus 1 --ip 10.0.0.3/24 --mac 00:16:3e:00:00:03 --kargs "$kargs"
+		domu_start d2 --mods "$fe" --vcpus 1 --ip 10.0.0.3/24 --mac 00:16:3e:00:00:03 \
+			--kargs "$kargs" ${hook:+--paused-hook $hook}
 	for s in $(xl list | awk 'NR > 2 { print $1 }'); do
 		id=$(domu_id $s)
 		[ "$(net_driver "vif$id.0")" = "$(bench_backend "$set" | tr - _)" ] ||
@@ -84,6 +94,10 @@ bench_net_set() {
 		domu_must $s 10 "netserver >/dev/null 2>&1" >/dev/null || exit $?
 		# xfabpoll: the xfab pair with the backend's in-ring polling
 		[ "$set" = xfabpoll ] && must ethtool -C "vif$id.0" rx-usecs 50
+		if [ "$set" = xfabro ]; then
+			domu_must $s 10 "grep -h '^tx: ids' /sys/kernel/debug/xfab_netfront/eth0/q*" |
+				grep -q "granted in place" || fail "xfabro: $s does not grant TX in place"
+		fi
 		# xfabdefer: the guest's NAPI keeps RX interrupts off for
 		# BENCH_DEFER empty polls, BENCH_FLUSH_NS apart
 		[ "$set" = xfabdefer ] && domu_must $s 10 \
