@@ -23,6 +23,7 @@
 #include <linux/skbuff.h>
 #include <linux/workqueue.h>
 #include <linux/timer.h>
+#include <linux/hrtimer.h>
 #include <linux/timekeeping.h>
 #include <linux/debugfs.h>
 #include <xen/xenbus.h>
@@ -66,10 +67,13 @@ extern unsigned int xfab_nb_rx_stall_secs;
 extern unsigned int xfab_nb_pool_pages;
 extern bool xfab_nb_lro;
 extern unsigned int xfab_nb_poll_us;
+extern unsigned int xfab_nb_kick_us;
 /* The in-ring poll's smallest budget: an adaptive one halves to this. */
 #define XFAB_NB_POLL_MIN_NS 1000
 /* The largest poll_us (module parameter or ethtool -C rx-usecs). */
 #define XFAB_NB_POLL_MAX_US 10000
+/* The largest kick_us (module parameter or ethtool -C tx-usecs). */
+#define XFAB_NB_KICK_MAX_US 10000
 
 extern unsigned int xfab_nb_max_queues;
 extern unsigned int xfab_nb_rx_backlog;
@@ -121,6 +125,8 @@ struct xfab_nb_stats {
 	atomic64_t rxr_drop_big, rxr_drop_nomem;
 	atomic64_t rxr_drop_stall;	/* purged, or xmit while stalled */
 	atomic64_t rxr_stops;
+	atomic64_t rxr_kicks_held;	/* notifications held back (tx-usecs) */
+	atomic64_t rxr_kicks_late;	/* sent by the timer, once held */
 	atomic64_t rxr_hold_taken;	/* freed held: the guest took them */
 	atomic64_t rxr_hold_over;	/* freed held: more than rx_hold */
 	atomic64_t rxr_hold_timeout;	/* freed held: the guest took long */
@@ -242,6 +248,10 @@ struct xfab_nb_queue {
 	struct sk_buff_head rx_held;	/* copied, until the guest took them */
 	unsigned int rx_held_bytes;	/* their truesize, under rx_held.lock */
 	struct timer_list rx_hold_timer;
+	/* notifications spaced kick_ns apart (ethtool -C tx-usecs) */
+	struct hrtimer rx_kick_timer;	/* sends one that was held back */
+	u64 rx_kick_ns;			/* when the guest was last notified */
+	bool rx_kick_armed;		/* the timer has one to send */
 	xfab_idx_t rx_pushed;
 	struct xfab_nb_rxp rxp[XFAB_NB_BATCH];
 	struct xfab_seg rx_src[XFAB_NB_RX_SRC], rx_dst[XFAB_NB_RX_MAX_DATA];
@@ -272,6 +282,7 @@ struct xfab_nb_vif {
 	/* in-ring polling of the TX rings (ethtool -C rx-usecs, adaptive-rx) */
 	u32 poll_ns;
 	bool poll_adaptive;
+	u32 kick_ns;		/* least time between RX notifications */
 
 	/*
 	 * All xfab_nb_max_queues exist from probe to remove, so that stats
@@ -313,6 +324,7 @@ netdev_tx_t xfab_nb_start_xmit(struct sk_buff *skb, struct net_device *dev);
 void xfab_nb_rx_work(struct work_struct *work);
 bool xfab_nb_rx_has_work(struct xfab_nb_queue *q);
 u64 xfab_nb_rx_purge(struct xfab_nb_queue *q);
+enum hrtimer_restart xfab_nb_rx_kick_timer(struct hrtimer *t);
 void xfab_nb_rx_stall_check(struct work_struct *work);
 
 /* rxhold.c */

@@ -226,6 +226,8 @@ void xfab_nb_queue_disconnect(struct xfab_nb_queue *q)
 	if (q->counted)
 		atomic_dec(&xfab_nb_totals.queues_connected);
 	q->counted = false;
+	/* a held notification goes nowhere now; xmit may still arm one */
+	hrtimer_cancel(&q->rx_kick_timer);
 	if (q->rx_irq > 0 && q->rx_irq != q->tx_irq) {
 		unbind_from_irqhandler(q->rx_irq, q);
 		atomic_dec(&xfab_nb_totals.irqs_bound);
@@ -246,6 +248,8 @@ void xfab_nb_queue_disconnect(struct xfab_nb_queue *q)
 	cancel_delayed_work_sync(&q->rx_stall);
 	atomic64_add(xfab_nb_rx_purge(q), &q->st.rxr_drop_down);
 	xfab_nb_rx_hold_release(q);
+	hrtimer_cancel(&q->rx_kick_timer);
+	q->rx_kick_armed = false;
 	/* the datapath is stopped: nothing reads the pools any more */
 	xfab_nb_pool_unmap(&q->tx_pool);
 	xfab_nb_pool_unmap(&q->rx_pool);
@@ -362,6 +366,8 @@ static void nb_queue_init(struct xfab_nb_vif *vif, unsigned int i)
 	skb_queue_head_init(&q->rx_held);
 	timer_setup(&q->rx_hold_timer, xfab_nb_rx_hold_timer, 0);
 	timer_setup(&q->rate_timer, xfab_nb_rate_timer, 0);
+	hrtimer_init(&q->rx_kick_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	q->rx_kick_timer.function = xfab_nb_rx_kick_timer;
 }
 
 /* fe:ff:ff:ff:ff:ff, as Xen's bridges expect: never the guest's MAC. */
@@ -391,6 +397,8 @@ struct xfab_nb_vif *xfab_nb_vif_create(struct xenbus_device *xdev,
 	vif->poll_ns = min_t(unsigned int, READ_ONCE(xfab_nb_poll_us),
 			     XFAB_NB_POLL_MAX_US) * NSEC_PER_USEC;
 	vif->poll_adaptive = true;
+	vif->kick_ns = min_t(unsigned int, READ_ONCE(xfab_nb_kick_us),
+			     XFAB_NB_KICK_MAX_US) * NSEC_PER_USEC;
 	vif->queues = kvcalloc(vif->nr_alloc, sizeof(*vif->queues), GFP_KERNEL);
 	if (!vif->queues) {
 		free_netdev(dev);

@@ -77,6 +77,16 @@ unsigned int xfab_nb_poll_us;
 module_param_named(poll_us, xfab_nb_poll_us, uint, 0644);
 MODULE_PARM_DESC(poll_us, "Longest in-ring poll of an xfab frontend's TX ring for new vifs, us (default 0: off; at most 10000)");
 
+/*
+ * Least time between two notifications of a guest about packets for it,
+ * for new vifs (ethtool -C vifD.N tx-usecs changes one vif). A guest that
+ * is notified per packet spends its time taking interrupts; held back
+ * within the gap, one notification covers a burst. 0 notifies at once.
+ */
+unsigned int xfab_nb_kick_us;
+module_param_named(kick_us, xfab_nb_kick_us, uint, 0644);
+MODULE_PARM_DESC(kick_us, "Least time between RX notifications of a guest for new vifs, us (default 0: at once; at most 10000)");
+
 struct workqueue_struct *xfab_nb_wq;
 struct dentry *xfab_nb_debugfs;
 struct xfab_nb_totals xfab_nb_totals;
@@ -101,6 +111,11 @@ static int __init xfab_nb_init(void)
 	if (xfab_nb_pool_pages > XFAB_POOL_MAX_PAGES) {
 		pr_err("xfab_netback: pool_pages=%u: at most %zu (one directory page of references)\n",
 		       xfab_nb_pool_pages, XFAB_POOL_MAX_PAGES);
+		return -EINVAL;
+	}
+	if (xfab_nb_kick_us > XFAB_NB_KICK_MAX_US) {
+		pr_err("xfab_netback: kick_us=%u: at most %u\n",
+		       xfab_nb_kick_us, XFAB_NB_KICK_MAX_US);
 		return -EINVAL;
 	}
 	if (xfab_nb_poll_us > XFAB_NB_POLL_MAX_US) {

@@ -482,6 +482,56 @@ static void rx_count(struct xfab_nb_queue *q, const struct nb_rx_tally *t,
 }
 
 /*
+ * Tell the guest about new responses if it asked. With kick_ns set, a
+ * guest notified less than kick_ns ago is told by the timer instead,
+ * at the end of that gap: while packets stream in, one notification
+ * covers all that came meanwhile (the guest's NAPI takes them in one
+ * poll); a packet after a quiet spell is told at once, so a
+ * request/response exchange waits for nothing.
+ */
+static void rx_publish(struct xfab_nb_queue *q)
+{
+	u32 gap = READ_ONCE(q->vif->kick_ns);
+	u64 now, last;
+
+	if (!xfab_ring_publish(&q->rx_pushed, q->rx.rsp_prod_pvt,
+			       &q->rx.sring->rsp_prod,
+			       &q->rx.sring->rsp_event))
+		return;
+	now = gap ? ktime_get_ns() : 0;
+	last = READ_ONCE(q->rx_kick_ns);
+	if (!gap || now - last >= gap) {
+		if (READ_ONCE(q->rx_kick_armed))
+			return;	/* the timer is about to tell it */
+		WRITE_ONCE(q->rx_kick_ns, now);
+		notify_remote_via_irq(q->rx_irq);
+		xfab_nb_rx_inc(q, rxr_kicks);
+		return;
+	}
+	atomic64_inc(&q->st.rxr_kicks_held);
+	if (READ_ONCE(q->rx_kick_armed))
+		return;
+	WRITE_ONCE(q->rx_kick_armed, true);
+	hrtimer_start(&q->rx_kick_timer, ns_to_ktime(last + gap),
+		      HRTIMER_MODE_ABS);
+}
+
+/* The gap since the last notification is over: send the one held back. */
+enum hrtimer_restart xfab_nb_rx_kick_timer(struct hrtimer *t)
+{
+	struct xfab_nb_queue *q = container_of(t, struct xfab_nb_queue,
+					       rx_kick_timer);
+
+	WRITE_ONCE(q->rx_kick_ns, ktime_get_ns());
+	WRITE_ONCE(q->rx_kick_armed, false);
+	if (READ_ONCE(q->connected) && q->rx_irq > 0) {
+		notify_remote_via_irq(q->rx_irq);
+		atomic64_inc(&q->st.rxr_kicks_late);
+	}
+	return HRTIMER_NORESTART;
+}
+
+/*
  * Copy, answer, count and publish the n packets planned in q->rxp[]
  * (direct: by start_xmit).
  */
@@ -496,9 +546,7 @@ static void rx_finish(struct xfab_nb_queue *q, int n, u32 nops, bool direct)
 	for (i = 0; i < n; i++)
 		rx_answer(q, &q->rxp[i], &t);
 	rx_count(q, &t, nops);
-	xfab_nb_publish(&q->rx_pushed, q->rx.rsp_prod_pvt,
-			&q->rx.sring->rsp_prod, &q->rx.sring->rsp_event,
-			q->rx_irq, &q->st.rx_sync, &q->st.rxr_kicks);
+	rx_publish(q);
 	WRITE_ONCE(q->rx_progress, jiffies);
 	xfab_nb_rx_hold(q, &t.held);
 }

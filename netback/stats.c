@@ -31,7 +31,8 @@ static const struct xfab_stat nb_fixed[] = {
 	NB_RX(rxr_gso), NB_AT(rxr_drop_backlog), NB_AT(rxr_drop_down),
 	NB_AT(rxr_drop_big), NB_RX(rxr_drop_copy), NB_AT(rxr_drop_nomem),
 	NB_AT(rxr_drop_stall), NB_AT(rxr_irqs), NB_AT(rxr_spurious),
-	NB_RX(rxr_kicks), NB_AT(rxr_stops), NB_AT(rxr_hold_taken),
+	NB_RX(rxr_kicks), NB_AT(rxr_kicks_held), NB_AT(rxr_kicks_late),
+	NB_AT(rxr_stops), NB_AT(rxr_hold_taken),
 	NB_AT(rxr_hold_over), NB_AT(rxr_hold_timeout), NB_RX(rxr_direct),
 	NB_RX(rxr_copy_calls),
 	NB_RX(rxr_copy_ops), NB_RX(rxr_pool_ops), NB_RX(rxr_pool_bytes),
@@ -113,7 +114,9 @@ static void nb_drvinfo(struct net_device *dev, struct ethtool_drvinfo *info)
 /*
  * In-ring polling of the guest's TX ring (dom0's receive side, hence
  * "rx"): rx-usecs is the longest poll, adaptive-rx whether an empty one
- * shrinks the next. NAPI picks a change up at its next poll.
+ * shrinks the next. NAPI picks a change up at its next poll. tx-usecs:
+ * the least time between two notifications for packets the vif sends
+ * the guest (its transmit side); the next packet picks a change up.
  */
 static int nb_get_coalesce(struct net_device *dev, struct ethtool_coalesce *ec,
 			   struct kernel_ethtool_coalesce *kec,
@@ -123,6 +126,7 @@ static int nb_get_coalesce(struct net_device *dev, struct ethtool_coalesce *ec,
 
 	ec->rx_coalesce_usecs = READ_ONCE(vif->poll_ns) / NSEC_PER_USEC;
 	ec->use_adaptive_rx_coalesce = READ_ONCE(vif->poll_adaptive);
+	ec->tx_coalesce_usecs = READ_ONCE(vif->kick_ns) / NSEC_PER_USEC;
 	return 0;
 }
 
@@ -138,6 +142,13 @@ static int nb_set_coalesce(struct net_device *dev, struct ethtool_coalesce *ec,
 			       __stringify(XFAB_NB_POLL_MAX_US));
 		return -EINVAL;
 	}
+	if (ec->tx_coalesce_usecs > XFAB_NB_KICK_MAX_US) {
+		NL_SET_ERR_MSG(extack,
+			       "tx-usecs is the least time between two notifications of the guest: at most "
+			       __stringify(XFAB_NB_KICK_MAX_US));
+		return -EINVAL;
+	}
+	WRITE_ONCE(vif->kick_ns, ec->tx_coalesce_usecs * NSEC_PER_USEC);
 	WRITE_ONCE(vif->poll_ns, ec->rx_coalesce_usecs * NSEC_PER_USEC);
 	WRITE_ONCE(vif->poll_adaptive, !!ec->use_adaptive_rx_coalesce);
 	return 0;
@@ -145,7 +156,8 @@ static int nb_set_coalesce(struct net_device *dev, struct ethtool_coalesce *ec,
 
 const struct ethtool_ops xfab_nb_ethtool_ops = {
 	.supported_coalesce_params = ETHTOOL_COALESCE_RX_USECS |
-				     ETHTOOL_COALESCE_USE_ADAPTIVE_RX,
+				     ETHTOOL_COALESCE_USE_ADAPTIVE_RX |
+				     ETHTOOL_COALESCE_TX_USECS,
 	.get_coalesce = nb_get_coalesce,
 	.set_coalesce = nb_set_coalesce,
 	.get_drvinfo = nb_drvinfo,

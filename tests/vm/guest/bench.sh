@@ -57,7 +57,7 @@ cost_snap() {
 		"$(ethtool -S "$dev" | awk '
 			/_(txr|rxr)_copy_ops:/ { o += $2; x = 1 }
 			/_(txr|rxr)_copy_calls:/ { c += $2 }
-			/_(txr|rxr)_kicks:/ { k += $2 }
+			/_(txr|rxr)_kicks(_late)?:/ { k += $2 }
 			END { if (x) print o, c, k; else print "- - -" }')"
 }
 

@@ -852,6 +852,38 @@ net_poll_check() {
 	log "polling: $found of $polls polls found requests with rx-usecs 1000; none with rx-usecs 0"
 }
 
+# net_kick_check DOMID: notifications of the guest about packets for it,
+# spaced (docs/net.md, "Notification spacing"). With ethtool -C tx-usecs
+# 2000 on the vif, a checksummed 8 MiB stream dom0 -> guest arrives
+# intact while the backend held notifications back and its timer sent
+# them (both counters move), a value past the limit is refused and the
+# setting reads back; with tx-usecs 0 (the default) nothing is held.
+net_kick_check() {
+	local dev=vif$1.0 name held0 late0 held late
+	local -A ctr
+	name=$(xl domname "$1")
+	must ethtool -C "$dev" tx-usecs 2000
+	ethtool -c "$dev" | grep -Eq '^tx-usecs:[[:space:]]*2000$' ||
+		fail "tx-usecs 2000 does not read back: $(ethtool -c "$dev" | grep '^tx-usecs')"
+	counters_of "$(ethtool -S "$dev")"
+	held0=${ctr[rxr_kicks_held]:-0} late0=${ctr[rxr_kicks_late]:-0}
+	xfer_dom0_to_domu "$name" 10.0.0.2 8M 77 tcp_kick_mbit
+	counters_of "$(ethtool -S "$dev")"
+	held=$((${ctr[rxr_kicks_held]:-0} - held0)) late=$((${ctr[rxr_kicks_late]:-0} - late0))
+	figure rx_kicks_held "$held"
+	figure rx_kicks_late "$late"
+	[ "$held" -gt 0 ] && [ "$late" -gt 0 ] ||
+		fail "tx-usecs 2000 on $dev: $held notifications held back, $late sent late (want some of each)"
+	ethtool -C "$dev" tx-usecs 100000 >/dev/null 2>&1 &&
+		fail "ethtool -C $dev tx-usecs 100000 was taken (the limit is 10000)"
+	must ethtool -C "$dev" tx-usecs 0
+	held0=${ctr[rxr_kicks_held]}
+	xfer_dom0_to_domu "$name" 10.0.0.2 4M 78 tcp_nokick_mbit
+	[ "$(vif_counter "$dev" rxr_kicks_held)" = "$held0" ] ||
+		fail "tx-usecs 0 on $dev, yet notifications were held ($held0 -> $(vif_counter "$dev" rxr_kicks_held))"
+	log "notification spacing: $held held back, $late sent by the timer with tx-usecs 2000; none held with 0"
+}
+
 # The vif "rate=" limit, which xl writes to the backend's "rate" key as
 # "<bytes>,<usec>": a checksummed 8 MiB stream from the guest must not
 # beat that rate by more than 20 %, and the backend must have held its
