@@ -61,7 +61,8 @@ SET_LABELS = {"stock": "stock", "xfab": "xfab", "xfabro": "xfab-ro",
               "xfabsp": "xfab split_kb=256", "xfabnp": "xfab poll_us=0",
               "xfabpoll": "xfab rx-usecs 50", "xfabnl": "xfab rx-gro-hw off",
               "xfabdefer": "xfab napi_defer_hard_irqs",
-              "xfablend": "xfab rx_lend=256"}
+              "xfablend": "xfab rx_lend=256",
+              "xfabkick": "xfab tx-usecs 1000"}
 SIZE = re.compile(r"^(tcp_stream|tcp_maerts)_(\d+)K$")
 
 

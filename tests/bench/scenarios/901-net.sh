@@ -15,7 +15,9 @@
 #   default), xfabro: the xfab pair in relaxed trust (the guests grant
 #   TX pages in place, as xen-netfront does, instead of copying them
 #   into the bounce pool), xfablend: the guests lend RX pool pages to
-#   their stack instead of copying (xfab_netfront.rx_lend=256), and
+#   their stack instead of copying (xfab_netfront.rx_lend=256),
+#   xfabkick: xfab_netback notifies a guest of packets for it at most
+#   once per BENCH_KICK_US (1000; ethtool -C tx-usecs), and
 #   xfabdefer: the guest's NAPI defers RX interrupts
 #   (napi_defer_hard_irqs BENCH_DEFER, 2, and gro_flush_timeout
 #   BENCH_FLUSH_NS, 50000). Fails only if a workload does not run.
@@ -94,6 +96,8 @@ bench_net_set() {
 		domu_must $s 10 "netserver >/dev/null 2>&1" >/dev/null || exit $?
 		# xfabpoll: the xfab pair with the backend's in-ring polling
 		[ "$set" = xfabpoll ] && must ethtool -C "vif$id.0" rx-usecs 50
+		# xfabkick: notifications to the guest at least this far apart
+		[ "$set" = xfabkick ] && must ethtool -C "vif$id.0" tx-usecs "${BENCH_KICK_US:-1000}"
 		if [ "$set" = xfabro ]; then
 			domu_must $s 10 "grep -h '^tx: ids' /sys/kernel/debug/xfab_netfront/eth0/q*" |
 				grep -q "granted in place" || fail "xfabro: $s does not grant TX in place"
