@@ -317,8 +317,9 @@ hostile_vjudge() {
 		det="kicks=${HS[kicks]}"
 		k=txr_spurious ;;
 	rx_trickle)
-		# every round's buffers filled, none in error; xfab_netback
-		# purged and took buffers again, round after round
+		# frames kept coming (at least as many as rounds), none in
+		# error; xfab_netback purged and took buffers again, round
+		# after round
 		[ "${HS[bursts]}" -ge 5 ] && [ "${HS[rx_got]}" -ge "${HS[bursts]}" ] ||
 			why="$why ${HS[rx_got]} frames in ${HS[bursts]} rounds"
 		[ "${HS[rx_err]}" = 0 ] || why="$why ${HS[rx_err]} RX errors"

@@ -49,8 +49,8 @@
 #   xfab_netback must also answer as a defended backend does, each case
 #   with the counter that says why (no_rx: its backlog dropped on a
 #   stall although the queue never stopped, issue 20 defect 9;
-#   rx_trickle: every round's buffers filled and at least 3 stalls
-#   ended); the stock column is recorded from the same boot. make check
+#   rx_trickle: frames kept coming, none in error, and at least 3
+#   stalls ended); the stock column is recorded from the same boot. make check
 #   runs no_rx, rx_trickle, tx_prod_jump and state_flip (which
 #   attaches a vif again) against xfab_netback only (rx_stall_secs 3).
 # Topology: dom0 (the backends; brd /dev/ram0, xfab-slow (dm-delay over
