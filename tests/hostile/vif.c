@@ -128,29 +128,11 @@ static void hv_kick(struct hs_vif *v)
 	v->kicks++;
 }
 
-/* One RX request per buffer we hold, once. */
-static void hv_post_rx(struct hs_vif *v)
-{
-	struct xen_netif_rx_request *r;
-	int notify;
-	u32 i;
-
-	for (i = 0; i < HV_RX_BUFS; i++) {
-		r = RING_GET_REQUEST(&v->rx, v->rx.req_prod_pvt);
-		r->id = i;
-		r->gref = v->rx_gref[i];
-		v->rx.req_prod_pvt++;
-	}
-	v->rx_posted += HV_RX_BUFS;
-	RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&v->rx, notify);
-	if (notify)
-		hv_kick(v);
-}
-
 /*
- * rx_trickle: up to n more RX buffers, never more than we hold out at
- * once. Ids (and pages) go round in posting order; the backend answers
- * in ring order, so the buffer posted HV_RX_BUFS ago is back by now.
+ * Up to n more RX buffers, never more than we hold out at once (all of
+ * them on a fresh ring: hv_post_rx). Ids (and pages) go round in
+ * posting order; the backend answers in ring order, so the buffer
+ * posted HV_RX_BUFS ago is back by now.
  */
 static void hv_post_some(struct hs_vif *v, u32 n)
 {
@@ -167,6 +149,12 @@ static void hv_post_some(struct hs_vif *v, u32 n)
 	RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&v->rx, notify);
 	if (notify)
 		hv_kick(v);
+}
+
+/* One RX request per buffer we hold. */
+static void hv_post_rx(struct hs_vif *v)
+{
+	hv_post_some(v, HV_RX_BUFS);
 }
 
 /* rx_trickle's rounds, spread over 0.7..1.3 s around a 1 s stall timer */
