@@ -494,11 +494,21 @@ static void rx_publish(struct xfab_nb_queue *q)
 	u32 gap = READ_ONCE(q->vif->kick_ns);
 	u64 now, last;
 
+	/*
+	 * No spacing and none held: as the TX ring. Only this function arms
+	 * the timer, under the queue's xmit lock, so none gets armed meanwhile.
+	 */
+	if (!gap && !READ_ONCE(q->rx_kick_armed)) {
+		xfab_nb_publish(&q->rx_pushed, q->rx.rsp_prod_pvt,
+				&q->rx.sring->rsp_prod, &q->rx.sring->rsp_event,
+				q->rx_irq, &q->st.rx_sync, &q->st.rxr_kicks);
+		return;
+	}
 	if (!xfab_ring_publish(&q->rx_pushed, q->rx.rsp_prod_pvt,
 			       &q->rx.sring->rsp_prod,
 			       &q->rx.sring->rsp_event))
 		return;
-	now = gap ? ktime_get_ns() : 0;
+	now = ktime_get_ns();
 	last = READ_ONCE(q->rx_kick_ns);
 	if (!gap || now - last >= gap) {
 		if (READ_ONCE(q->rx_kick_armed))
