@@ -32,7 +32,12 @@ COSTS = [("irq_dom0", "dom0 interrupts / 1000 pkts", 1000),
          ("gnt_copy_ops", "grant-copy ops / pkt", 1),
          ("gnt_copy_calls", "grant-copy hypercalls / 1000 pkts", 1000),
          ("be_kicks", "backend notifications / 1000 pkts", 1000),
-         ("fe_kicks", "frontend notifications / 1000 pkts", 1000)]
+         ("fe_kicks", "frontend notifications / 1000 pkts", 1000),
+         ("ctxt_dom0", "dom0 context switches / pkt", 1),
+         ("ctxt_domu", "domU context switches / pkt", 1)]
+# Where each domain's vCPU time went (its /proc/stat ticks): parts of the
+# share table, in order.
+TICKS = ["usr", "sys", "irq", "idle", "steal"]
 # Cost per GB a throughput run moved (Mbit/s times netperf's own seconds):
 # what a byte costs, whatever the packet sizes of each pair.
 NET_GB_COSTS = [("cpu", "CPU s / GB (dom0 + domU)", 1),
@@ -94,6 +99,7 @@ def derive_costs(runs):
             m["mib"] = m["sectors"] / 2048
         if "mbit" in m and "secs" in m:
             m["gb"] = m["mbit"] * m["secs"] / 8000
+        out += time_shares(s, rep, wl, m)
         for unit, table, prefix in (("pkts", COSTS, "per_pkt."),
                                     ("gb", NET_GB_COSTS, "per_gb."),
                                     ("reqs", BLK_COSTS, "per_req."),
@@ -107,6 +113,45 @@ def derive_costs(runs):
                                 "metric": prefix + key,
                                 "value": m[key] * scale / n})
     return out
+
+
+def time_shares(s, rep, wl, m):
+    """Percent of each domain's vCPU ticks per TICKS part, for one run."""
+    out = []
+    for dom in ("dom0", "domu"):
+        parts = [m.get(f"tick_{t}_{dom}") for t in TICKS]
+        if None in parts or sum(parts) <= 0:
+            continue
+        out += [{"set": s, "rep": rep, "workload": wl,
+                 "metric": f"share.{dom}.{t}", "value": 100 * v / sum(parts)}
+                for t, v in zip(TICKS, parts)]
+    return out
+
+
+def share_table(summary):
+    """Where the vCPU time went, per workload and domain ('' if unknown)."""
+    rows = []
+    wls = sorted({wl for wl, metric in summary if metric.startswith("share.")},
+                 key=workload_order)
+    sets = ["stock"] + driver_sets(summary)
+    for wl in wls:
+        for dom, name in (("dom0", "dom0"), ("domu", "domU")):
+            cells = []
+            for s in sets:
+                st = [summary.get((wl, f"share.{dom}.{t}"), {}).get(s)
+                      for t in TICKS]
+                cells.append("-" if None in st else
+                             " / ".join(f"{x[0]:.0f}" for x in st))
+            if any(c != "-" for c in cells):
+                rows.append([wl, name] + cells)
+    if not rows:
+        return ""
+    lines = ["", "Where each domain's vCPU time went, percent of its ticks "
+             "(its /proc/stat over the run, medians): " + " / ".join(TICKS) +
+             ". Idle: nothing to run; steal: runnable while Xen ran another "
+             "vCPU (this testbed has fewer host CPUs than vCPUs).", ""]
+    lines += md_rows(["workload", "domain"] + [label(s) for s in sets], rows)
+    return "\n".join(lines) + "\n"
 
 
 def summarize(runs):
@@ -211,7 +256,7 @@ def table(summary, machine):
             continue
         lines.append(f"| {wl} | {labels[metric]} | {cell(st, 'stock')} | "
                      f"{cell(st, 'xfab')} | {ratio(st)} |")
-    return "\n".join(lines) + "\n" + block_costs(summary)
+    return "\n".join(lines) + "\n" + share_table(summary) + block_costs(summary)
 
 
 def block_costs(summary):

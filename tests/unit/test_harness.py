@@ -446,6 +446,26 @@ class BenchReportTest(unittest.TestCase):
         dom0 = [ln for ln in out.splitlines() if "CPU s / GB (dom0)" in ln][0]
         self.assertIn("| 6 [6-6] n=1 | 2 [2-2] n=1 |", dom0)
 
+    def test_time_shares_and_context_switches(self):
+        figs = {"b.stock.1.udp_64.rx_pps": 100, "b.stock.1.udp_64.pkts": 1000,
+                "b.stock.1.udp_64.ctxt_dom0": 3000,
+                "b.xfab.1.udp_64.rx_pps": 200, "b.xfab.1.udp_64.pkts": 1000}
+        # stock dom0: 10 usr, 30 sys, 20 irq, 30 idle, 10 steal ticks;
+        # xfab's domU misses steal, so it gets no row part
+        for t, v in zip(["usr", "sys", "irq", "idle", "steal"], [10, 30, 20, 30, 10]):
+            figs[f"b.stock.1.udp_64.tick_{t}_dom0"] = v
+            figs[f"b.xfab.1.udp_64.tick_{t}_dom0"] = 2 * v
+            if t != "steal":
+                figs[f"b.xfab.1.udp_64.tick_{t}_domu"] = v
+        self.write(figs)
+        rc, out = self.run_report()
+        self.assertEqual(rc, 0)
+        dom0 = [ln for ln in out.splitlines() if ln.startswith("| udp_64 | dom0 |")]
+        self.assertEqual(dom0, ["| udp_64 | dom0 | 10 / 30 / 20 / 30 / 10 | 10 / 30 / 20 / 30 / 10 |"])
+        self.assertFalse([ln for ln in out.splitlines() if ln.startswith("| udp_64 | domU |")])
+        ctxt = [ln for ln in out.splitlines() if "dom0 context switches / pkt" in ln][0]
+        self.assertIn("| 3 [3-3] n=1 | - | - |", ctxt)
+
     def test_block_sets_and_cost_per_request(self):
         self.write({"b.stock.1.seq_write_1m.mib_s": 100,
                     "b.xfab.1.seq_write_1m.mib_s": 120,

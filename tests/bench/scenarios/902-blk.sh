@@ -55,9 +55,6 @@ blk_snap() {
 		"$(for c in $BLK_BE_COUNTERS; do if [ -e "$d/$c" ]; then cat "$d/$c"; else echo -; fi; done | tr '\n' ' ')"
 }
 
-# The @name values of a domU snapshot, in order.
-domu_vals() { echo "$1" | awk -v k="$2" '$1 == k { print $2 }' | sed -n "${3}p"; }
-
 # blk_measure SET REP WL CMD: CMD in d1 with the counters around it.
 blk_measure() {
 	local set=$1 rep=$2 wl=$3 cmd=$4 a b out k

@@ -44,6 +44,23 @@ DOMU_IRQS="awk '\$NF ~ /^(eth0|vif[0-9]+)-q[0-9]/ { for (i = 2; i < NF; i++) if 
 # xen-netfront, which does not count them).
 DOMU_KICKS="ethtool -S eth0 | awk '/_(tx|rx)_kicks:/ { s += \$2; x = 1 } END { print \"@fekicks\", x ? s : \"-\" }'"
 
+# Where a domain's vCPU time went, from its own /proc/stat (USER_HZ
+# ticks summed over its vCPUs): user, system, irq + softirq, idle +
+# iowait, steal, then context switches. Idle is time with nothing to do,
+# steal time runnable while Xen ran another vCPU: the pair says whether
+# a run is limited by work or by waiting. For the domU, DOMU_STAT prints
+# the same as one "@stat ..." line.
+stat_snap() {
+	awk '/^cpu / { u = $2 + $3; s = $4; q = $7 + $8; i = $5 + $6; t = $9 }
+		/^ctxt / { c = $2 } END { print u, s, q, i, t, c }' /proc/stat
+}
+DOMU_STAT="awk '/^cpu / { u = \$2 + \$3; s = \$4; q = \$7 + \$8; i = \$5 + \$6; t = \$9 } /^ctxt / { c = \$2 } END { print \"@stat\", u, s, q, i, t, c }' /proc/stat"
+STAT_NAMES="tick_usr tick_sys tick_irq tick_idle tick_steal ctxt"
+
+# The values of the KEY lines ("KEY v1 v2 ...") of a domU command's
+# output: the Nth such line (1 = the first, $ = the last).
+domu_vals() { echo "$1" | awk -v k="$2" '$1 == k { $1 = ""; print substr($0, 2) }' | sed -n "${3}p"; }
+
 # One line of dom0-side cost counters for NAME's first vif: dom0 irqs,
 # dom0 CPU s, domU CPU s, packets (both directions), then grant-copy ops,
 # grant-copy hypercalls and backend kicks ("-" unless xfab_netback).
@@ -82,8 +99,9 @@ netperf_value() { awk 'NF >= 5 && $1 ~ /^[0-9]+$/ { print $NF; exit }'; }
 # in dom0) with the cost counters of the domU's vif around it; prints
 # CMD's output. A run that fails fails the benchmark.
 bench_measure() {
-	local set=$1 rep=$2 wl=$3 name=$4 cmd=$5 a b out snap="$DOMU_IRQS; $DOMU_KICKS"
-	a=$(cost_snap "$name")
+	local set=$1 rep=$2 wl=$3 name=$4 cmd=$5 a b out k
+	local snap="$DOMU_IRQS; $DOMU_KICKS; $DOMU_STAT" d0=() du=()
+	a="$(cost_snap "$name") $(stat_snap)"
 	if [ "${6:-}" = dom0 ]; then
 		out=$(domu_must "$name" 60 "$snap") || exit $?
 		out+=$'\n'$(timeout $((BENCH_SECS + 60)) $cmd 2>&1) ||
@@ -93,12 +111,16 @@ bench_measure() {
 		out=$(domu_must "$name" $((BENCH_SECS + 60)) \
 			"$snap; $cmd; rc=\$?; $snap; exit \$rc") || exit $?
 	fi
-	b=$(cost_snap "$name")
-	cost_rec "$set" "$rep" "$wl" "irq_dom0 cpu_dom0 cpu_domu pkts gnt_copy_ops gnt_copy_calls be_kicks" "$a" "$b"
-	cost_rec "$set" "$rep" "$wl" "irq_domu fe_kicks" \
-		"$(echo "$out" | awk '/^@(irqs|fekicks)/ && n < 2 { printf "%s ", $2; n++ }')" \
-		"$(echo "$out" | awk '/^@irqs/ { i = $2 } /^@fekicks/ { k = $2 } END { print i, k }')"
-	echo "$out" | grep -v '^@\(irqs\|fekicks\)'
+	b="$(cost_snap "$name") $(stat_snap)"
+	for k in $STAT_NAMES; do
+		d0+=("${k}_dom0")
+		du+=("${k}_domu")
+	done
+	cost_rec "$set" "$rep" "$wl" "irq_dom0 cpu_dom0 cpu_domu pkts gnt_copy_ops gnt_copy_calls be_kicks ${d0[*]}" "$a" "$b"
+	cost_rec "$set" "$rep" "$wl" "irq_domu fe_kicks ${du[*]}" \
+		"$(for k in @irqs @fekicks @stat; do domu_vals "$out" $k 1; done | tr '\n' ' ')" \
+		"$(for k in @irqs @fekicks @stat; do domu_vals "$out" $k '$'; done | tr '\n' ' ')"
+	echo "$out" | grep -v '^@\(irqs\|fekicks\|stat\)'
 }
 
 # Record a netperf result as METRIC; fail on a missing number. With a
