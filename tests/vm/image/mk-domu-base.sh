@@ -47,6 +47,11 @@ copy_bin busybox kmod ip ethtool netperf netserver iperf3 fio iozone \
 	xenstore-read xenstore-write xenstore-watch xenstore-exists xenstore-rm \
 	xenstore-ls xenstore-chmod mke2fs e2fsck blkdiscard
 # The xenstore client tools are one program that looks at its name.
+# Xen's call and foreign-memory libraries: the appliance-group tests run
+# xfabctl and xfab-peek inside domUs (members map each other's pages).
+for l in libxencall.so.1 libxenforeignmemory.so.1 libxentoolcore.so.1 libxentoollog.so.1; do
+	copy_file "/usr/lib/x86_64-linux-gnu/$l"
+done
 for t in read write watch exists rm ls chmod; do
 	[ -e "$root/usr/bin/xenstore-$t" ] || ln -sf xenstore "$root/usr/bin/xenstore-$t"
 done
@@ -64,7 +69,7 @@ for a in $(busybox --list); do
 done
 
 # Stock frontends and what ext4 and the reference RAM disk need, with deps.
-mods="xen-netfront xen-blkfront ext4 brd crc32c_generic"
+mods="xen-netfront xen-blkfront xen-privcmd ext4 brd crc32c_generic"
 for m in $mods; do
 	modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
 done | sort -u | while read -r f; do
