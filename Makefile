@@ -8,7 +8,7 @@ UNIT_CFLAGS := -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
 COMMON_SRC := $(filter-out common/xfab_kstats.c,$(wildcard common/*.c))
 UNIT_SRC := $(wildcard tests/unit/*.c)
 
-.PHONY: help modules install helpers unit unit-core unit-harness fuzz style sparse check check-full vm-check bench bench-quick deps \
+.PHONY: help modules install helpers xen unit unit-core unit-harness fuzz style sparse check check-full vm-check bench bench-quick deps \
 	testbed-clean clean
 
 help:
@@ -17,6 +17,7 @@ help:
 	@echo "make bench-quick    the same, one short round (a first look, minutes)"
 	@echo "make modules        build the kernel modules against KDIR ($(KDIR))"
 	@echo "make install        install them for that kernel (in updates/)"
+	@echo "make xen            Xen 4.20.4 with xen-patches/ applied (cached; testbed image chroot)"
 	@echo "make unit           userspace unit tests of common/ (ASan+UBSan)"
 	@echo "make fuzz           libFuzzer on common/'s validators (FUZZ_SECONDS=60 each)"
 	@echo "make style          checkpatch.pl over the kernel code (no findings)"
@@ -93,6 +94,9 @@ check:
 
 check-full:
 	XFAB_FULL=1 tests/check.sh
+
+xen:
+	tests/vm/xen-build.sh
 
 vm-check:
 	tests/vm/run.py $(if $(SCENARIOS),--scenarios "$(SCENARIOS)")

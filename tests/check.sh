@@ -6,7 +6,9 @@
 #   3. every module compiled against Debian 13's 6.12 headers (in the
 #      testbed image chroot) and Debian 12's 6.1 headers (a build chroot)
 #   4. checkpatch (make style) and sparse (make sparse), no findings
-#   5. one testbed boot running the scenario suite
+#   5. one testbed boot running the scenario suite on Debian's Xen, and
+#      one on Xen with xen-patches/ (built and cached) for the scenarios
+#      that need it (numbered 400-499: appliance groups)
 # Ends with "N passed, N failed, N skipped" over all of them.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -117,28 +119,59 @@ pair job_fuzz job_compile
 stage "checkpatch and sparse (at once)"
 pair job_style job_sparse
 
-stage "testbed scenarios (one boot)"
+# the summary of the newest results/TAG-<time> run: its verdicts counted
+count_boot() {
+	local summary p f s
+	summary=$(ls -td results/"$1"-2*/ 2>/dev/null | head -n 1)
+	if [ -n "$summary" ] && [ -f "$summary/summary.txt" ]; then
+		p=$(grep -cE '^  PASS ' "$summary/summary.txt")
+		f=$(grep -cE '^  (FAIL|ERROR) ' "$summary/summary.txt")
+		s=$(grep -cE '^  SKIP ' "$summary/summary.txt")
+		count "$p" "$f" "$s"
+		grep -q '^  run: ERROR' "$summary/summary.txt" && count 0 1
+	else
+		echo "no testbed summary written for $1"
+		count 0 1
+	fi
+}
+
 # a scenario that ended in ERROR (sick testbed) runs once more in a fresh
 # boot; its verdict there counts (tests/vm/run.py --rerun-errors)
 scen_args=(--rerun-errors 3)
 # the modules and helpers built above (none: run.py builds them)
 [ -f "$prebuilt/modules/xfab_netback.ko" ] && scen_args+=(--prebuilt "$prebuilt")
-[ -n "${SCENARIOS:-}" ] && scen_args+=(--scenarios "$SCENARIOS")
 # the long form of the interop transfers (net_interop in lib.sh)
 [ -n "${XFAB_FULL:-}" ] && scen_args+=(--env XFER_SIZE=256M)
 # every hostile-peer case against both backends (050, 051); check runs a
 # subset that covers each defect fixed (tests/vm/guest/hostile.sh)
 [ -n "${XFAB_FULL:-}" ] && scen_args+=(--env HOSTILE_FULL=1)
-tests/vm/run.py "${scen_args[@]}"
-summary=$(ls -td results/vm-*/ 2>/dev/null | head -n 1)
-if [ -n "$summary" ] && [ -f "$summary/summary.txt" ]; then
-	p=$(grep -cE '^  PASS ' "$summary/summary.txt")
-	f=$(grep -cE '^  (FAIL|ERROR) ' "$summary/summary.txt")
-	s=$(grep -cE '^  SKIP ' "$summary/summary.txt")
-	count "$p" "$f" "$s"
-	grep -q '^  run: ERROR' "$summary/summary.txt" && count 0 1
-else
-	echo "no testbed summary written"
-	count 0 1
+# SCENARIOS picks a subset: each boot runs its share of it
+stock_scen=() patched_scen=()
+if [ -n "${SCENARIOS:-}" ]; then
+	for n in $SCENARIOS; do
+		if [ "$n" -ge 400 ] 2>/dev/null && [ "$n" -lt 500 ]; then
+			patched_scen+=("$n")
+		else
+			stock_scen+=("$n")
+		fi
+	done
+fi
+
+if [ -z "${SCENARIOS:-}" ] || [ ${#stock_scen[@]} -gt 0 ]; then
+	stage "testbed scenarios on Debian's Xen (one boot)"
+	tests/vm/run.py "${scen_args[@]}" ${SCENARIOS:+--scenarios "${stock_scen[*]}"}
+	count_boot vm
+fi
+if [ -z "${SCENARIOS:-}" ] || [ ${#patched_scen[@]} -gt 0 ]; then
+	stage "Xen with xen-patches/ (cached; a cold build takes about a minute)"
+	if tests/vm/xen-build.sh >/dev/null; then
+		stage "testbed scenarios on the patched Xen (one boot)"
+		tests/vm/run.py "${scen_args[@]}" --patched-xen --tag vm-patched \
+			${SCENARIOS:+--scenarios "${patched_scen[*]}"}
+		count_boot vm-patched
+	else
+		echo "FAIL the patched hypervisor did not build"
+		count 0 1
+	fi
 fi
 finish

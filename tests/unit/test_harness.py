@@ -357,6 +357,19 @@ class RunConfTest(unittest.TestCase):
         self.assertNotIn("501", run.default_scenarios(run.SCENARIO_DIR, False).split())
         self.assertIn("501", run.default_scenarios(run.SCENARIO_DIR, True).split())
 
+    def test_patched_xen_scenarios_run_only_in_their_boot(self):
+        with tempfile.TemporaryDirectory() as d:
+            for f in ("001-a.sh", "401-group.sh", "499-x.sh", "501-soak.sh"):
+                open(os.path.join(d, f), "w").close()
+            self.assertEqual(run.numbered(d, soaks=False), "001")
+            self.assertEqual(run.numbered(d), "001 501")
+            self.assertEqual(run.numbered(d, patched=True), "401 499")
+        stock = run.default_scenarios(run.SCENARIO_DIR, True).split()
+        patched = run.default_scenarios(run.SCENARIO_DIR, False, True).split()
+        self.assertIn("401", patched)
+        self.assertNotIn("401", stock)
+        self.assertFalse([n for n in patched if not 400 <= int(n) < 500])
+
     def test_bench_directory_runs_whole(self):
         bench = os.path.join(run.TOP, "tests", "bench", "scenarios")
         self.assertIn("901", run.default_scenarios(bench, False).split())

@@ -35,20 +35,30 @@ SCENARIO_DIR = os.path.join(HERE, "scenarios")
 # cycles: they run in `make check-full` (--full), not in `make check`.
 # Other directories (the benchmark's, 9xx) run whole.
 FULL_FROM = 500
+# Those numbered PATCHED_FROM up to FULL_FROM need the hypervisor with
+# xen-patches/ applied (appliance groups): they run in a boot of their
+# own (--patched-xen), and only there; everything else runs on Debian's
+# stock Xen, which is what xfab must work on.
+PATCHED_FROM = 400
 
 
-def numbered(d, soaks=True):
+def numbered(d, soaks=True, patched=False):
     """Every numbered scenario in directory d, in order; without soaks,
-    only those below FULL_FROM."""
+    only those below FULL_FROM; with patched, only the patched-Xen ones."""
+    def wanted(n):
+        if patched:
+            return PATCHED_FROM <= n < FULL_FROM
+        return n < PATCHED_FROM or (soaks and n >= FULL_FROM)
     return " ".join(sorted(f[:3] for f in os.listdir(d)
-                           if re.match(r"\d{3}-.*\.sh$", f) and
-                           (soaks or int(f[:3]) < FULL_FROM)))
+                           if re.match(r"\d{3}-.*\.sh$", f) and wanted(int(f[:3]))))
 
 
-def default_scenarios(d, full):
+def default_scenarios(d, full, patched=False):
     """What runs when no --scenarios is given."""
     is_tests = os.path.realpath(d) == os.path.realpath(SCENARIO_DIR)
-    return numbered(d, soaks=full or not is_tests)
+    if not is_tests:
+        return numbered(d)
+    return numbered(d, soaks=full, patched=patched)
 
 
 DEFAULT_SCENARIOS = numbered(SCENARIO_DIR, soaks=False)
@@ -127,6 +137,13 @@ def build_image():
     return out.stdout.strip().splitlines()[-1]
 
 
+def build_xen():
+    """The patched hypervisor's directory (tests/vm/xen-build.sh)."""
+    out = subprocess.run([os.path.join(HERE, "xen-build.sh")], check=True,
+                         stdout=subprocess.PIPE, text=True)
+    return out.stdout.strip().splitlines()[-1]
+
+
 def run_conf(scenarios, scen_timeout, env):
     """The dom0 runner's settings (sourced by bash)."""
     return (f'SCENARIOS="{scenarios}"\nSCEN_TIMEOUT={scen_timeout}\n' +
@@ -164,7 +181,7 @@ def qemu_version():
     return out.splitlines()[0] if out else "unknown"
 
 
-def qemu_cmd(image, workdir, results, vcpus, mem_mb):
+def qemu_cmd(image, workdir, results, vcpus, mem_mb, xen=None):
     overlay = os.path.join(workdir, "root.qcow2")
     scratch = os.path.join(workdir, "scratch.qcow2")
     sh(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b",
@@ -184,7 +201,7 @@ def qemu_cmd(image, workdir, results, vcpus, mem_mb):
         "-drive", f"file={overlay},if=virtio,format=qcow2,cache=unsafe",
         "-drive", f"file={workdir}/run.img,if=virtio,format=raw,cache=unsafe",
         "-drive", f"file={scratch},if=virtio,format=qcow2,cache=unsafe",
-        "-kernel", f"{image}/xen",
+        "-kernel", xen or f"{image}/xen",
         "-append", f"{XEN_CMDLINE} {XEN_EXTRA}".strip(),
         "-initrd", f"{dom0},{image}/initrd.img",
     ]
@@ -479,6 +496,12 @@ def main():
     ap.add_argument("--rerun-errors", type=int, default=0, metavar="N",
                     help="if 1..N scenarios end in ERROR (sick testbed), run them "
                          "again in a fresh boot and report that verdict (make check: 3)")
+    ap.add_argument("--xen", metavar="FILE",
+                    help="boot this hypervisor (a multiboot ELF) instead of the image's")
+    ap.add_argument("--patched-xen", action="store_true",
+                    help="boot Xen with xen-patches/ applied (built and cached by "
+                         f"tests/vm/xen-build.sh); by default run scenarios "
+                         f"{PATCHED_FROM}-{FULL_FROM - 1}, which need it")
     ap.add_argument("--boot-timeout", type=int, default=600)
     ap.add_argument("--vcpus", type=int, default=2)
     ap.add_argument("--memory", type=int, default=4096)
@@ -486,8 +509,15 @@ def main():
                     default=bool(os.environ.get("XFAB_VERBOSE")),
                     help="print every console line, not only the runner's")
     args = ap.parse_args()
+    if args.patched_xen:
+        args.xen = os.path.join(build_xen(), "xen")
+    if args.xen and not os.path.isfile(args.xen):
+        sys.exit(f"run.py: --xen {args.xen}: no such file")
     if args.scenarios is None:
-        args.scenarios = default_scenarios(args.scenario_dir, args.full)
+        args.scenarios = default_scenarios(args.scenario_dir, args.full,
+                                           args.patched_xen)
+    if not args.scenarios:
+        sys.exit("run.py: no scenarios to run")
     for s in args.scenarios.split():
         if not re.fullmatch(r"\d{3}", s):
             sys.exit(f"run.py: bad scenario '{s}': give three-digit numbers, e.g. 001")
@@ -498,7 +528,8 @@ def main():
     image = build_image()
     extra = {"qemu": qemu_version(), "accel": "tcg", "cpu_model": "Nehalem",
              "vcpus": args.vcpus, "memory_mb": args.memory,
-             "image": os.path.basename(image)}
+             "image": os.path.basename(image),
+             "hypervisor": args.xen or "the image's (Debian's)"}
     chan, verdict = boot(image, results, args, args.scenarios)
     settle(chan, verdict, args.scenarios)
     again = rerun_list(chan, verdict, args.rerun_errors)
@@ -518,7 +549,7 @@ def boot(image, results, args, scenarios):
     """One testbed boot running SCENARIOS: (its channel, its verdict)."""
     with tempfile.TemporaryDirectory(prefix="xfab-vm-") as workdir:
         make_run_disk(image, workdir, args, scenarios)
-        cmd = qemu_cmd(image, workdir, results, args.vcpus, args.memory)
+        cmd = qemu_cmd(image, workdir, results, args.vcpus, args.memory, args.xen)
         with open(os.path.join(results, "qemu.cmd"), "w") as f:
             f.write(" ".join(cmd) + "\n")
         chan = Channel(results, args.verbose)
