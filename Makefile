@@ -8,7 +8,7 @@ UNIT_CFLAGS := -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
 COMMON_SRC := $(filter-out common/xfab_kstats.c,$(wildcard common/*.c))
 UNIT_SRC := $(wildcard tests/unit/*.c)
 
-.PHONY: help modules install helpers xen unit unit-core unit-harness fuzz style sparse check check-full vm-check bench bench-quick deps \
+.PHONY: help modules install helpers toolstack xen unit unit-core unit-harness fuzz style sparse check check-full vm-check bench bench-quick deps \
 	testbed-clean clean
 
 help:
@@ -17,6 +17,7 @@ help:
 	@echo "make bench-quick    the same, one short round (a first look, minutes)"
 	@echo "make modules        build the kernel modules against KDIR ($(KDIR))"
 	@echo "make install        install them for that kernel (in updates/)"
+	@echo "make toolstack      toolstack/xfabctl (needs libxen-dev)"
 	@echo "make xen            Xen 4.20.4 with xen-patches/ applied (cached; testbed image chroot)"
 	@echo "make unit           userspace unit tests of common/ (ASan+UBSan)"
 	@echo "make fuzz           libFuzzer on common/'s validators (FUZZ_SECONDS=60 each)"
@@ -47,6 +48,16 @@ helpers:
 		tests/vm/helpers/xfab-records.c
 	$(CC) -O2 -Wall -Wextra -Werror -o $(HELPERS_OUT)/xfab-spray \
 		tests/vm/helpers/xfab-spray.c
+	$(MAKE) -s toolstack TOOLSTACK_OUT=$(HELPERS_OUT)
+
+# xfabctl, against the Xen libraries of the system it is built on
+# (Debian: libxen-dev); the appliance-group commands need a hypervisor
+# with xen-patches/ applied.
+TOOLSTACK_OUT ?= build/toolstack
+toolstack:
+	@mkdir -p $(TOOLSTACK_OUT)
+	$(CC) -O2 -Wall -Wextra -Werror -o $(TOOLSTACK_OUT)/xfabctl \
+		-D__XEN_TOOLS__ toolstack/xfabctl.c -lxenstore -lxencall
 
 build/unit/xfab-unit: $(UNIT_SRC) $(COMMON_SRC) $(wildcard common/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)

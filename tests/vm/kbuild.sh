@@ -12,7 +12,7 @@ kdir=$(cd "$ch/usr/src" && ls -d linux-headers-*-amd64 | sort -V | tail -n 1)
 src=$ch/tmp/xfab-build
 rm -rf "$src"
 mkdir -p "$src" "$out/modules" "$out/helpers"
-(cd "$top" && tar cf - Makefile common tests/peer tests/hostile tests/vm/helpers \
+(cd "$top" && tar cf - Makefile common toolstack tests/peer tests/hostile tests/vm/helpers \
 	$(ls -d netfront netback blkfront blkback 2>/dev/null)) | tar xf - -C "$src"
 mountpoint -q "$ch/proc" || mount -t proc proc "$ch/proc"
 trap 'umount -l "$ch/proc" 2>/dev/null || true' EXIT

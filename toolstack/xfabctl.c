@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * xfabctl: the control domain's tool for xfab appliances.
+ *
+ *   xfabctl group add NAME DOM...    put domains in appliance group NAME
+ *   xfabctl group remove DOM...      take domains out of their group
+ *   xfabctl group show [NAME] [--json]
+ *   xfabctl group frames DOM [--list] the machine frames DOM owns (what a
+ *                                    member may map read-only)
+ *   xfabctl trust DOM DEV relaxed|strict
+ *
+ * Groups need a hypervisor with xen-patches/ applied; the hypervisor
+ * keeps membership (a domctl), xenstore keeps the names: /xfab/groups/
+ * NAME/{id,members} for the control domain, and /local/domain/D/xfab/
+ * {group,group-id,members} that member D may read but not write.
+ *
+ * Exit codes: 0 done, 1 failed, 2 usage, 3 refused (not privileged),
+ * 4 no such domain or group, 5 the hypervisor lacks the patch.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xenstore.h>
+#include "xfab-group-abi.h"
+
+enum { EX_OK, EX_FAIL, EX_USAGE, EX_PERM, EX_NODOM, EX_NOPATCH };
+
+#define MAX_MEMBERS 64
+#define PATCH_NAME "xen-patches/0001-appliance-groups-domctl.patch"
+
+static struct {
+	xencall_handle *xc;
+	struct xen_domctl *dc;
+	struct xs_handle *xs;
+} ctx;
+
+static void __attribute__((noreturn, format(printf, 2, 3)))
+die(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("xfabctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(code);
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: xfabctl group add NAME DOM...\n"
+	      "       xfabctl group remove DOM...\n"
+	      "       xfabctl group show [NAME] [--json]\n"
+	      "       xfabctl group frames DOM [--list]\n"
+	      "       xfabctl trust DOM DEV relaxed|strict\n"
+	      "DOM is a domain id or name; DEV a device such as vif/0 or vbd/51712.\n"
+	      "See docs/toolstack.md.\n", f);
+}
+
+static void open_xencall(void)
+{
+	if (ctx.xc)
+		return;
+	ctx.xc = xencall_open(NULL, 0);
+	if (!ctx.xc)
+		die(EX_PERM, "cannot open the hypercall interface (/dev/xen/privcmd): %s; run as root in a Xen domain",
+		    strerror(errno));
+	ctx.dc = xencall_alloc_buffer(ctx.xc, sizeof(*ctx.dc));
+	if (!ctx.dc)
+		die(EX_FAIL, "cannot allocate a hypercall buffer: %s", strerror(errno));
+}
+
+static void open_xs(void)
+{
+	if (ctx.xs)
+		return;
+	ctx.xs = xs_open(0);
+	if (!ctx.xs)
+		die(EX_FAIL, "cannot connect to xenstore: %s", strerror(errno));
+}
+
+/* Exits with a message naming the cause of RC, unless it is 0. */
+static void group_fail(uint32_t domid, int rc)
+{
+	switch (rc) {
+	case 0:
+		return;
+	case -ENOSYS:
+		die(EX_NOPATCH, "this hypervisor has no appliance groups: boot a Xen built with %s (see xen-patches/README.md)",
+		    PATCH_NAME);
+	case -EPERM:
+	case -EACCES:
+		die(EX_PERM, "the hypervisor refused (%s) for domain %u: only the control domain manages groups, and only members of a domain's group may query it (on a Xen without %s this is refused too)",
+		    strerror(-rc), domid, PATCH_NAME);
+	case -ESRCH:
+		die(EX_NODOM, "no domain %u (or it is being destroyed)", domid);
+	case -EBUSY:
+		die(EX_FAIL, "domain %u is in another group; remove it first", domid);
+	default:
+		die(EX_FAIL, "appliance-group call on domain %u failed: %s", domid, strerror(-rc));
+	}
+}
+
+/* A group domctl on DOMID; exits with a message naming the cause. */
+static void group_call(uint32_t domid, struct xfab_group_op *op)
+{
+	int rc;
+
+	open_xencall();
+	rc = xfab_group_call(ctx.xc, ctx.dc, domid, op);
+	group_fail(domid, rc);
+}
+
+static char *xs_get(const char *fmt, ...)
+{
+	char path[256];
+	unsigned int len;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	return xs_read(ctx.xs, XBT_NULL, path, &len);
+}
+
+/* A domain id from "12" or a name in /local/domain/D/name. */
+static uint32_t parse_dom(const char *s)
+{
+	char **ents, *end, *name;
+	unsigned int i, n;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (*s && !*end) {
+		if (v >= 0x7ff0)
+			die(EX_USAGE, "'%s' is not a domain id (0..32751)", s);
+		return (uint32_t)v;
+	}
+	open_xs();
+	ents = xs_directory(ctx.xs, XBT_NULL, "/local/domain", &n);
+	for (i = 0; ents && i < n; i++) {
+		name = xs_get("/local/domain/%s/name", ents[i]);
+		if (name && !strcmp(name, s)) {
+			v = strtoul(ents[i], NULL, 10);
+			free(name);
+			free(ents);
+			return (uint32_t)v;
+		}
+		free(name);
+	}
+	free(ents);
+	die(EX_NODOM, "no domain named '%s'", s);
+}
+
+static bool valid_name(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (!n || n > 32)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.", s[i]))
+			return false;
+	return true;
+}
+
+static void xs_put(xs_transaction_t t, const char *path, const char *val)
+{
+	if (!xs_write(ctx.xs, t, path, val, strlen(val)))
+		die(EX_FAIL, "cannot write xenstore %s: %s", path, strerror(errno));
+}
+
+/* Does domain DOM still exist (and is it not being destroyed)? */
+static bool dom_exists(uint32_t dom)
+{
+	struct xfab_group_op op = { .op = XFAB_GROUP_QUERY };
+
+	open_xencall();
+	return xfab_group_call(ctx.xc, ctx.dc, dom, &op) != -ESRCH;
+}
+
+/* Drop the destroyed domains from IDS; returns how many are left. */
+static unsigned int prune_gone(uint32_t *ids, unsigned int n)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (dom_exists(ids[i]))
+			ids[k++] = ids[i];
+	return k;
+}
+
+/* Parse a members list "3 5 9" into ids; returns the count. */
+static unsigned int parse_members(const char *s, uint32_t *ids)
+{
+	unsigned int n = 0;
+	char *end;
+
+	while (s && *s && n < MAX_MEMBERS) {
+		unsigned long v = strtoul(s, &end, 10);
+
+		if (end == s)
+			break;
+		ids[n++] = (uint32_t)v;
+		s = end;
+	}
+	return n;
+}
+
+/*
+ * Rewrite group NAME's records: its members list, and in each member's
+ * own directory the record it may read (owner dom0, read for it only).
+ */
+static void write_records(const char *name, unsigned int id,
+			  const uint32_t *ids, unsigned int n)
+{
+	char path[128], list[MAX_MEMBERS * 8] = "", idbuf[16];
+	struct xs_permissions perms[2];
+	xs_transaction_t t;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list),
+			 "%s%u", i ? " " : "", ids[i]);
+	snprintf(idbuf, sizeof(idbuf), "%u", id);
+again:
+	t = xs_transaction_start(ctx.xs);
+	snprintf(path, sizeof(path), "/xfab/groups/%s", name);
+	if (!n) {
+		xs_rm(ctx.xs, t, path);
+	} else {
+		snprintf(path, sizeof(path), "/xfab/groups/%s/id", name);
+		xs_put(t, path, idbuf);
+		snprintf(path, sizeof(path), "/xfab/groups/%s/members", name);
+		xs_put(t, path, list);
+	}
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "/local/domain/%u/xfab", ids[i]);
+		xs_put(t, path, "");
+		perms[0] = (struct xs_permissions){ .id = 0, .perms = XS_PERM_NONE };
+		perms[1] = (struct xs_permissions){ .id = ids[i], .perms = XS_PERM_READ };
+		if (!xs_set_permissions(ctx.xs, t, path, perms, 2))
+			die(EX_FAIL, "cannot set permissions of %s: %s", path, strerror(errno));
+		snprintf(path, sizeof(path), "/local/domain/%u/xfab/group", ids[i]);
+		xs_put(t, path, name);
+		snprintf(path, sizeof(path), "/local/domain/%u/xfab/group-id", ids[i]);
+		xs_put(t, path, idbuf);
+		snprintf(path, sizeof(path), "/local/domain/%u/xfab/members", ids[i]);
+		xs_put(t, path, list);
+	}
+	if (!xs_transaction_end(ctx.xs, t, false)) {
+		if (errno == EAGAIN)
+			goto again;
+		die(EX_FAIL, "xenstore transaction failed: %s", strerror(errno));
+	}
+}
+
+/* The id of group NAME, or a new one (the smallest unused) if absent. */
+static unsigned int group_id(const char *name, bool create)
+{
+	char **ents, *v;
+	unsigned int i, n, id, best = 1;
+	bool used;
+
+	v = xs_get("/xfab/groups/%s/id", name);
+	if (v) {
+		id = (unsigned int)strtoul(v, NULL, 10);
+		free(v);
+		return id;
+	}
+	if (!create)
+		die(EX_NODOM, "no group named '%s'", name);
+	ents = xs_directory(ctx.xs, XBT_NULL, "/xfab/groups", &n);
+	do {
+		used = false;
+		for (i = 0; ents && i < n; i++) {
+			v = xs_get("/xfab/groups/%s/id", ents[i]);
+			if (v && strtoul(v, NULL, 10) == best) {
+				used = true;
+				best++;
+			}
+			free(v);
+		}
+	} while (used);
+	free(ents);
+	return best;
+}
+
+static int cmd_group_add(int argc, char **argv)
+{
+	uint32_t ids[MAX_MEMBERS], dom;
+	struct xfab_group_op op;
+	unsigned int id, n, i, j;
+	char *v;
+
+	if (argc < 2)
+		return usage(stderr), EX_USAGE;
+	if (!valid_name(argv[0]))
+		die(EX_USAGE, "bad group name '%s': 1-32 letters, digits, '-', '_' or '.'", argv[0]);
+	open_xs();
+	id = group_id(argv[0], true);
+	v = xs_get("/xfab/groups/%s/members", argv[0]);
+	n = prune_gone(ids, parse_members(v, ids));
+	free(v);
+	for (i = 1; i < (unsigned int)argc; i++) {
+		dom = parse_dom(argv[i]);
+		v = xs_get("/local/domain/%u/xfab/group", dom);
+		if (v && strcmp(v, argv[0]))
+			die(EX_FAIL, "domain %u is in group '%s'; remove it first", dom, v);
+		free(v);
+		op = (struct xfab_group_op){ .op = XFAB_GROUP_JOIN, .group = id };
+		group_call(dom, &op);
+		for (j = 0; j < n && ids[j] != dom; j++)
+			;
+		if (j == n) {
+			if (n == MAX_MEMBERS)
+				die(EX_FAIL, "group '%s' is full (%d members)", argv[0], MAX_MEMBERS);
+			ids[n++] = dom;
+		}
+	}
+	write_records(argv[0], id, ids, n);
+	printf("group %s (id %u): %u member%s\n", argv[0], id, n, n == 1 ? "" : "s");
+	return EX_OK;
+}
+
+static int cmd_group_remove(int argc, char **argv)
+{
+	uint32_t ids[MAX_MEMBERS], dom;
+	struct xfab_group_op op;
+	unsigned int n, i, j, k;
+	char *name, *v, path[64];
+
+	if (argc < 1)
+		return usage(stderr), EX_USAGE;
+	open_xs();
+	for (i = 0; i < (unsigned int)argc; i++) {
+		dom = parse_dom(argv[i]);
+		op = (struct xfab_group_op){ .op = XFAB_GROUP_LEAVE };
+		group_call(dom, &op);
+		name = xs_get("/local/domain/%u/xfab/group", dom);
+		snprintf(path, sizeof(path), "/local/domain/%u/xfab", dom);
+		xs_rm(ctx.xs, XBT_NULL, path);
+		if (!name) {
+			printf("domain %u: in no group\n", dom);
+			continue;
+		}
+		v = xs_get("/xfab/groups/%s/members", name);
+		n = prune_gone(ids, parse_members(v, ids));
+		free(v);
+		for (j = 0, k = 0; j < n; j++)
+			if (ids[j] != dom)
+				ids[k++] = ids[j];
+		write_records(name, group_id(name, false), ids, k);
+		printf("domain %u left group %s (%u left)\n", dom, name, k);
+		free(name);
+	}
+	return EX_OK;
+}
+
+/* One member's line of `group show`: what the hypervisor says of it. */
+static void show_member(const char *group, unsigned int id, uint32_t dom,
+			bool json, bool first)
+{
+	struct xfab_group_op op = { .op = XFAB_GROUP_QUERY };
+	const char *state = "gone";
+	char *name;
+	int rc;
+
+	open_xencall();
+	rc = xfab_group_call(ctx.xc, ctx.dc, dom, &op);
+	if (rc != -ESRCH) {
+		group_fail(dom, rc);	/* returns on success only */
+		state = op.group == id ? "member" : "mismatch";
+	}
+	name = xs_get("/local/domain/%u/name", dom);
+	if (json)
+		printf("%s{\"group\":\"%s\",\"id\":%u,\"domid\":%u,\"name\":\"%s\",\"state\":\"%s\",\"hv_group\":%u,\"pages\":%llu}",
+		       first ? "" : ",", group, id, dom, name ? name : "", state,
+		       rc ? 0 : op.group, rc ? 0ULL : (unsigned long long)op.tot_pages);
+	else
+		printf("%-16s %5u %6u %-16s %-9s %8llu\n", group, id, dom,
+		       name ? name : "-", state,
+		       rc ? 0ULL : (unsigned long long)op.tot_pages);
+	free(name);
+}
+
+static int cmd_group_show(int argc, char **argv)
+{
+	bool json = false, first = true;
+	const char *only = NULL;
+	uint32_t ids[MAX_MEMBERS];
+	unsigned int i, j, n, m, id;
+	char **ents, *v;
+
+	for (i = 0; i < (unsigned int)argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = true;
+		else if (!only)
+			only = argv[i];
+		else
+			return usage(stderr), EX_USAGE;
+	}
+	open_xs();
+	if (only)
+		group_id(only, false);	/* exits if there is no such group */
+	ents = xs_directory(ctx.xs, XBT_NULL, "/xfab/groups", &n);
+	printf(json ? "[" : "%-16s %5s %6s %-16s %-9s %8s\n", "group", "id",
+	       "domid", "name", "state", "pages");
+	for (i = 0; ents && i < n; i++) {
+		if (only && strcmp(only, ents[i]))
+			continue;
+		id = group_id(ents[i], false);
+		v = xs_get("/xfab/groups/%s/members", ents[i]);
+		m = parse_members(v, ids);
+		free(v);
+		for (j = 0; j < m; j++, first = false)
+			show_member(ents[i], id, ids[j], json, first);
+	}
+	if (json)
+		printf("]\n");
+	free(ents);
+	return EX_OK;
+}
+
+/* What a member would map: DOM's frames, scanned the way members do. */
+static int cmd_group_frames(int argc, char **argv)
+{
+	struct xfab_group_op op = { .op = XFAB_GROUP_FRAMES };
+	bool list = argc > 1 && !strcmp(argv[1], "--list");
+	unsigned long long total = 0;
+	uint64_t *buf;
+	uint32_t dom;
+	unsigned int i;
+
+	if (argc < 1 || argc > 2 || (argc == 2 && !list))
+		return usage(stderr), EX_USAGE;
+	dom = parse_dom(argv[0]);
+	open_xencall();
+	buf = xencall_alloc_buffer(ctx.xc, XFAB_GROUP_MAX_FRAMES * sizeof(*buf));
+	if (!buf)
+		die(EX_FAIL, "cannot allocate a hypercall buffer: %s", strerror(errno));
+	while (op.start != XFAB_GROUP_END) {
+		op.nr = XFAB_GROUP_MAX_FRAMES;
+		op.frames = (uint64_t)(uintptr_t)buf;
+		group_call(dom, &op);
+		for (i = 0; list && i < op.nr; i++)
+			printf("%#llx\n", (unsigned long long)buf[i]);
+		total += op.nr;
+	}
+	printf("domain %u: %llu frames found, %llu pages owned\n", dom, total,
+	       (unsigned long long)op.tot_pages);
+	return EX_OK;
+}
+
+/*
+ * The trust key the xfab backends read in the frontend's directory:
+ * relaxed lets a frontend grant its own pages in place (its own
+ * confidentiality is what it gives up; never the backend's safety).
+ */
+static int cmd_trust(int argc, char **argv)
+{
+	char path[128], *fe;
+	uint32_t dom;
+
+	if (argc != 3)
+		return usage(stderr), EX_USAGE;
+	if (strcmp(argv[2], "relaxed") && strcmp(argv[2], "strict"))
+		die(EX_USAGE, "trust must be 'relaxed' or 'strict', not '%s'", argv[2]);
+	if (strncmp(argv[1], "vif/", 4) && strncmp(argv[1], "vbd/", 4))
+		die(EX_USAGE, "device '%s' is neither vif/N nor vbd/N", argv[1]);
+	dom = parse_dom(argv[0]);
+	open_xs();
+	fe = xs_get("/local/domain/%u/device/%s/backend", dom, argv[1]);
+	if (!fe)
+		die(EX_NODOM, "domain %u has no device %s", dom, argv[1]);
+	free(fe);
+	snprintf(path, sizeof(path), "/local/domain/%u/device/%s/xfab-trust", dom, argv[1]);
+	xs_put(XBT_NULL, path, argv[2]);
+	printf("domain %u %s: trust %s (read when the device connects)\n", dom,
+	       argv[1], argv[2]);
+	return EX_OK;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? EX_USAGE : EX_OK;
+	}
+	if (!strcmp(argv[1], "trust"))
+		return cmd_trust(argc - 2, argv + 2);
+	if (strcmp(argv[1], "group") || argc < 3) {
+		fprintf(stderr, "xfabctl: unknown command '%s'\n", argv[1]);
+		usage(stderr);
+		return EX_USAGE;
+	}
+	if (!strcmp(argv[2], "add"))
+		return cmd_group_add(argc - 3, argv + 3);
+	if (!strcmp(argv[2], "remove"))
+		return cmd_group_remove(argc - 3, argv + 3);
+	if (!strcmp(argv[2], "show"))
+		return cmd_group_show(argc - 3, argv + 3);
+	if (!strcmp(argv[2], "frames"))
+		return cmd_group_frames(argc - 3, argv + 3);
+	fprintf(stderr, "xfabctl: unknown group command '%s'\n", argv[2]);
+	usage(stderr);
+	return EX_USAGE;
+}
