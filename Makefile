@@ -48,6 +48,8 @@ helpers:
 		tests/vm/helpers/xfab-records.c
 	$(CC) -O2 -Wall -Wextra -Werror -o $(HELPERS_OUT)/xfab-spray \
 		tests/vm/helpers/xfab-spray.c
+	$(CC) -O2 -Wall -Wextra -Werror -o $(HELPERS_OUT)/xfab-peek \
+		-D__XEN_TOOLS__ tests/vm/helpers/xfab-peek.c -lxenforeignmemory -lxencall
 	$(MAKE) -s toolstack TOOLSTACK_OUT=$(HELPERS_OUT)
 
 # xfabctl, against the Xen libraries of the system it is built on

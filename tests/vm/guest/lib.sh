@@ -352,6 +352,8 @@ lib_cleanup_domains() {
 	# A receiver whose sender died would hold its port into the next one.
 	pkill -f 'xfab-xfer recv' 2>/dev/null
 	rm -f "$W/tails" "$W/expected-domains" "$W/xfab-domains"
+	# appliance groups (xfabctl): their members are gone
+	xenstore-rm /xfab 2>/dev/null
 }
 
 # Record what a domain's devices negotiated: every feature-*, multi-queue,

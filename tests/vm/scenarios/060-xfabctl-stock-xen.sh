@@ -1,0 +1,55 @@
+#!/bin/bash
+# 060 xfabctl on Debian's stock Xen
+# Objective: the toolstack says clearly what it cannot do, with the exit
+#   codes docs/toolstack.md gives: on a hypervisor without xen-patches/,
+#   `xfabctl group add` ends 5 naming the patch; bad input ends 2 naming
+#   what is wrong; a missing domain or device 4. `xfabctl trust` works on
+#   any Xen: it writes the frontend's xfab-trust key, and a domU may not
+#   use xfabctl to put domains in groups (refused, 3, or 5 on stock Xen).
+# Topology: dom0 (xfabctl, xen-netback) <-> domU d1 (xen-netfront; no
+#   xfab driver: the toolstack is what is under test).
+. /xfab/guest/lib.sh
+
+# expect_rc RC WORD CMD...: CMD must exit RC with WORD in its stderr.
+expect_rc() {
+	local want=$1 word=$2 out rc
+	shift 2
+	out=$("$@" 2>&1 >/dev/null)
+	rc=$?
+	log "$* -> $rc: $out"
+	[ "$rc" = "$want" ] || fail "'$*' exited $rc, not $want: $out"
+	echo "$out" | grep -q -- "$word" || fail "'$*' said '$out', without '$word'"
+}
+
+xl info | grep -q '^xen_extra.*-xfab' && error "this boot runs the patched Xen; 060 is for Debian's"
+must xfabctl --help | grep -q "xfabctl group add" || fail "xfabctl --help prints no usage"
+expect_rc 2 usage xfabctl
+expect_rc 2 "unknown command 'frobnicate'" xfabctl frobnicate
+expect_rc 2 "bad group name" xfabctl group add 'a/b' 0
+expect_rc 4 "no domain named 'nosuch'" xfabctl group add app nosuch
+net_use_backend xen-netback
+domu_start d1 --mods xen-netfront,xen-privcmd --vcpus 1 --kargs xen_privcmd.unrestricted=1
+d1=$(domu_id d1)
+expect_rc 5 "xen-patches/0001-appliance-groups-domctl.patch" xfabctl group add app d1
+expect_rc 5 "xen-patches/0001" xfabctl group frames "$d1"
+out=$(must xfabctl group show)
+echo "$out" | grep -q "^group" || fail "group show printed no header: $out"
+[ "$(echo "$out" | wc -l)" = 1 ] || fail "group show lists groups on a stock Xen: $out"
+
+# trust: the key a frontend's backend reads, any Xen
+expect_rc 2 "trust must be 'relaxed' or 'strict'" xfabctl trust d1 vif/0 loose
+expect_rc 2 "neither vif/N nor vbd/N" xfabctl trust d1 eth0 relaxed
+expect_rc 4 "has no device vbd/51712" xfabctl trust d1 vbd/51712 relaxed
+must xfabctl trust d1 vif/0 relaxed
+[ "$(xenstore-read "/local/domain/$d1/device/vif/0/xfab-trust")" = relaxed ] ||
+	fail "xfabctl trust did not write xfab-trust=relaxed"
+must xfabctl trust "$d1" vif/0 strict
+[ "$(xenstore-read "/local/domain/$d1/device/vif/0/xfab-trust")" = strict ] ||
+	fail "xfabctl trust did not write xfab-trust=strict"
+
+# from a domU: the hypervisor refuses (stock Xen cannot tell "not
+# privileged" from "unknown domctl" to a domU: both say EPERM)
+out=$(domu_exec d1 60 "xfabctl group add evil 0; echo rc=\$?" 2>&1)
+echo "$out" | grep -q "rc=3" || fail "xfabctl group add in a domU did not end 3: $out"
+echo "$out" | grep -q "refused" || fail "xfabctl in a domU gave no reason: $out"
+pass "xfabctl: patch missing named (5), usage (2), no domain (4), refused in a domU (3); trust relaxed/strict written"
