@@ -164,14 +164,23 @@ if [ -z "${SCENARIOS:-}" ] || [ ${#stock_scen[@]} -gt 0 ]; then
 fi
 if [ -z "${SCENARIOS:-}" ] || [ ${#patched_scen[@]} -gt 0 ]; then
 	stage "Xen with xen-patches/ (cached; a cold build takes about a minute)"
-	if tests/vm/xen-build.sh >/dev/null; then
+	tests/vm/xen-build.sh >/dev/null
+	case $? in
+	0)
 		stage "testbed scenarios on the patched Xen (one boot)"
 		tests/vm/run.py "${scen_args[@]}" --patched-xen --tag vm-patched \
 			${SCENARIOS:+--scenarios "${patched_scen[*]}"}
 		count_boot vm-patched
-	else
+		;;
+	2)
+		# no Xen source on this machine: Debian's mirror has none
+		echo "SKIP the patched-Xen scenarios: no Xen 4.20.4 source (see above)"
+		count 0 0 1
+		;;
+	*)
 		echo "FAIL the patched hypervisor did not build"
 		count 0 1
-	fi
+		;;
+	esac
 fi
 finish

@@ -7,34 +7,44 @@
 #        tests/vm/xen-build.sh --path     print the dir, build nothing
 #
 # Output, in $XFAB_CACHE/xen-<key>/: xen (the multiboot ELF QEMU boots),
-# config, build.log. The key hashes every input: the tarball, the series
-# and its patches, Debian's config, this script. The tarball is
-# $XFAB_XEN_TARBALL, by default ../shared/src/xen-4.20.4.tar.xz beside
-# the repo; Debian's mirror serves no source packages, so on another
-# machine fetch it from https://downloads.xenproject.org/release/xen/4.20.4/.
+# config, build.log. The key hashes every input: the tarball's sha256,
+# the series and its patches, Debian's config, this script.
+#
+# The source: Debian's mirror serves no source packages, so the tarball
+# is looked for in $XFAB_XEN_TARBALL, then in the cache ($XFAB_CACHE/src/,
+# where a tarball found elsewhere is kept), then in ../shared/src/ beside
+# the repo; or fetch it from https://downloads.xenproject.org/release/xen/4.20.4/.
+# xen-patches/SOURCE names the one tested: a cached build of it is used
+# without the tarball. Exit 2: no source and no cached build.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 cache=${XFAB_CACHE:-/var/cache/xfab}
-tarball=${XFAB_XEN_TARBALL:-$top/../shared/src/xen-4.20.4.tar.xz}
 patches=$top/xen-patches
+read -r src_name _ src_sha < <(grep -v '^#' "$patches/SOURCE")
+tarball=
+for t in "${XFAB_XEN_TARBALL:-}" "$cache/src/$src_name" "$top/../shared/src/$src_name"; do
+	[ -n "$t" ] && [ -f "$t" ] && { tarball=$t; break; }
+done
 
 say() { printf '[xen %4ds] %s\n' $((SECONDS - t0)) "$*" >&2; }
 t0=$SECONDS
 
-[ -f "$tarball" ] || {
-	echo "xen-build.sh: no Xen source at $tarball; set XFAB_XEN_TARBALL to xen-4.20.4.tar.xz or .tar.gz (https://downloads.xenproject.org/release/xen/4.20.4/)" >&2
-	exit 1
-}
 [ -f "$patches/series" ] || { echo "xen-build.sh: $patches/series missing" >&2; exit 1; }
+sha=$src_sha
+if [ -n "$tarball" ]; then
+	sha=$(sha256sum "$tarball" | cut -c1-64)
+	[ "$sha" = "$src_sha" ] ||
+		say "note: $tarball is not the tested $src_name (sha256 $src_sha)"
+fi
 image=$("$here/image.sh")
 ch=$image/chroot
 config=$(ls "$ch"/boot/xen-4.20*.config 2>/dev/null | head -n 1)
 [ -n "$config" ] || { echo "xen-build.sh: no Xen config in $ch/boot" >&2; exit 1; }
 
 series=$(grep -v '^#' "$patches/series" | sed '/^\s*$/d')
-key=$( { sha256sum "$tarball" | cut -c1-64; echo "$series"
+key=$( { echo "$sha"; echo "$series"
 	for p in $series; do cat "$patches/$p"; done
 	cat "$config" "$0"; } | sha256sum | cut -c1-16)
 out=$cache/xen-$key
@@ -44,7 +54,12 @@ if [ "${1:-}" = --path ] || [ -f "$out/done" ]; then
 	exit 0
 fi
 
-mkdir -p "$cache"
+[ -n "$tarball" ] || {
+	echo "xen-build.sh: no Xen source ($src_name) and no cached build; set XFAB_XEN_TARBALL to Xen 4.20.4's tarball (https://downloads.xenproject.org/release/xen/4.20.4/)" >&2
+	exit 2
+}
+mkdir -p "$cache/src"
+[ "$sha" = "$src_sha" ] && [ ! -f "$cache/src/$src_name" ] && cp "$tarball" "$cache/src/$src_name"
 exec 9>"$cache/.xen-lock"
 flock 9
 [ -f "$out/done" ] && { echo "$out"; exit 0; }
