@@ -49,7 +49,7 @@ helpers:
 	$(CC) -O2 -Wall -Wextra -Werror -o $(HELPERS_OUT)/xfab-spray \
 		tests/vm/helpers/xfab-spray.c
 	$(CC) -O2 -Wall -Wextra -Werror -o $(HELPERS_OUT)/xfab-peek \
-		-D__XEN_TOOLS__ tests/vm/helpers/xfab-peek.c -lxenforeignmemory -lxencall
+		tests/vm/helpers/xfab-peek.c -lxenforeignmemory -lxencall
 	$(MAKE) -s toolstack TOOLSTACK_OUT=$(HELPERS_OUT)
 
 # xfabctl, against the Xen libraries of the system it is built on
@@ -59,7 +59,7 @@ TOOLSTACK_OUT ?= build/toolstack
 toolstack:
 	@mkdir -p $(TOOLSTACK_OUT)
 	$(CC) -O2 -Wall -Wextra -Werror -o $(TOOLSTACK_OUT)/xfabctl \
-		-D__XEN_TOOLS__ toolstack/xfabctl.c -lxenstore -lxencall
+		toolstack/xfabctl.c -lxenstore -lxencall
 
 build/unit/xfab-unit: $(UNIT_SRC) $(COMMON_SRC) $(wildcard common/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)

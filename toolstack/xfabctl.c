@@ -33,7 +33,7 @@ enum { EX_OK, EX_FAIL, EX_USAGE, EX_PERM, EX_NODOM, EX_NOPATCH };
 
 static struct {
 	xencall_handle *xc;
-	struct xen_domctl *dc;
+	struct xfab_domctl *dc;
 	struct xs_handle *xs;
 } ctx;
 

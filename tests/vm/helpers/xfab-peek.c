@@ -55,7 +55,7 @@ static int plant(const char *token, unsigned long kib)
 static uint64_t *list_frames(xencall_handle *xc, uint32_t dom, size_t *count)
 {
 	struct xfab_group_op op = { .op = XFAB_GROUP_FRAMES };
-	struct xen_domctl *dc = xencall_alloc_buffer(xc, sizeof(*dc));
+	struct xfab_domctl *dc = xencall_alloc_buffer(xc, sizeof(*dc));
 	uint64_t *buf = xencall_alloc_buffer(xc, BATCH * sizeof(*buf));
 	uint64_t *all = NULL;
 	size_t n = 0;
