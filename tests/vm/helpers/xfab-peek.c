@@ -3,10 +3,12 @@
  * xfab-peek: the appliance-group scenarios' probe, run in domUs.
  *
  *   xfab-peek plant TOKEN KIB   fill KIB KiB of locked memory with pages
- *                               that start "TOKEN <n>", say so, then wait
+ *                               that start "TOKEN <n>" and go on with
+ *                               pattern n (below), say so, then wait
  *   xfab-peek scan DOM TOKEN    list DOM's frames (the group domctl), map
  *                               them all read-only, count the pages that
- *                               start with TOKEN; one "scan ..." line
+ *                               start with TOKEN and those whose pattern
+ *                               is intact; one "scan ..." line
  *   xfab-peek map DOM MFN ro|rw map one frame of DOM; prints "map ro ok"
  *                               or "map rw refused <errno>", and so on
  *
@@ -24,6 +26,24 @@
 
 #define PAGE 4096UL
 #define BATCH XFAB_GROUP_MAX_FRAMES
+/* A planted page: "TOKEN n" in its first HEAD bytes, then pattern n. */
+#define HEAD 64
+
+static unsigned char pattern(unsigned long n, unsigned long j)
+{
+	return (unsigned char)(n * 131 + j * 7);
+}
+
+/* Is the page at @p planted page n, whole? */
+static int intact(const char *p, unsigned long n)
+{
+	unsigned long j;
+
+	for (j = HEAD; j < PAGE; j++)
+		if ((unsigned char)p[j] != pattern(n, j))
+			return 0;
+	return 1;
+}
 
 static double now_ms(void)
 {
@@ -43,8 +63,13 @@ static int plant(const char *token, unsigned long kib)
 		perror("xfab-peek: mmap");
 		return 1;
 	}
-	for (i = 0; i < n; i++)
-		snprintf(buf + i * PAGE, PAGE, "%s %lu", token, i);
+	for (i = 0; i < n; i++) {
+		unsigned long j;
+
+		snprintf(buf + i * PAGE, HEAD, "%s %lu", token, i);
+		for (j = HEAD; j < PAGE; j++)
+			buf[i * PAGE + j] = (char)pattern(i, j);
+	}
 	printf("planted %lu pages\n", n);
 	fflush(stdout);
 	for (;;)
@@ -86,7 +111,7 @@ static int scan(uint32_t dom, const char *token)
 {
 	xencall_handle *xc = xencall_open(NULL, 0);
 	xenforeignmemory_handle *fm = xenforeignmemory_open(NULL, 0);
-	size_t n = 0, i, j, k, found = 0, failed = 0, mapped = 0;
+	size_t n = 0, i, j, k, found = 0, good = 0, failed = 0, mapped = 0;
 	size_t tl = strlen(token);
 	double t0, t_map = 0;
 	uint64_t *frames;
@@ -119,13 +144,16 @@ static int scan(uint32_t dom, const char *token)
 				continue;
 			}
 			mapped++;
-			if (!memcmp(va + j * PAGE, token, tl) && va[j * PAGE + tl] == ' ')
+			if (!memcmp(va + j * PAGE, token, tl) && va[j * PAGE + tl] == ' ') {
 				found++;
+				good += intact(va + j * PAGE,
+					       strtoul(va + j * PAGE + tl + 1, NULL, 10));
+			}
 		}
 		xenforeignmemory_unmap(fm, va, k);
 	}
-	printf("scan frames %zu mapped %zu failed %zu found %zu map_ms %.0f\n",
-	       n, mapped, failed, found, t_map);
+	printf("scan frames %zu mapped %zu failed %zu found %zu good %zu map_ms %.0f\n",
+	       n, mapped, failed, found, good, t_map);
 	free(frames);
 	return 0;
 }

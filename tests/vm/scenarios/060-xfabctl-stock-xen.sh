@@ -32,7 +32,7 @@ domu_start d1 --mods xen-netfront,xen-privcmd --vcpus 1 --kargs xen_privcmd.unre
 d1=$(domu_id d1)
 expect_rc 5 "xen-patches/0001-appliance-groups-domctl.patch" xfabctl group add app d1
 expect_rc 5 "xen-patches/0001" xfabctl group frames "$d1"
-out=$(must xfabctl group show)
+out=$(must xfabctl group show) || exit $?
 echo "$out" | grep -q "^group" || fail "group show printed no header: $out"
 [ "$(echo "$out" | wc -l)" = 1 ] || fail "group show lists groups on a stock Xen: $out"
 

@@ -1,9 +1,9 @@
 #!/bin/bash
 # 401 appliance groups in the hypervisor (needs xen-patches/: patched boot)
 # Objective: what xen-patches/ allows and refuses, seen from the domains.
-#   d1 plants 4 MiB of pages that start with a token; d2, in d1's group,
-#   lists d1's frames (the group domctl), maps every one read-only and
-#   finds every planted page; a writable mapping of d1's page is refused;
+#   d1 plants 4 MiB of pages that start with a token and go on with a
+#   pattern; d2, in d1's group, lists d1's frames (the group domctl), maps
+#   every one read-only and finds every planted page, pattern intact; a writable mapping of d1's page is refused;
 #   d3, in no group, may neither list nor map d1's frames; a domU may
 #   not change groups (the domctl refuses it, xfabctl ends 3); after
 #   `xfabctl group remove` d2 may no longer map d1; destroyed, d1 leaves
@@ -26,7 +26,7 @@ done
 d1=$(domu_id d1) d2=$(domu_id d2) d3=$(domu_id d3)
 
 must xfabctl group add app d1 d2
-js=$(must xfabctl group show app --json)
+js=$(must xfabctl group show app --json) || exit $?
 for d in $d1 $d2; do
 	echo "$js" | grep -q "\"domid\":$d,[^}]*\"state\":\"member\"" ||
 		fail "group show --json does not list d$d as a member: $js"
@@ -43,26 +43,27 @@ domu_must d1 60 "xfab-peek plant $TOKEN 4096 >/tmp/plant.log 2>&1 </dev/null & s
 	grep -q "planted 1024 pages" || fail "d1 could not plant its pages"
 
 # a member maps all of d1 read-only and finds every planted page
-out=$(domu_must d2 300 "xfab-peek scan $d1 $TOKEN")
+out=$(domu_must d2 300 "xfab-peek scan $d1 $TOKEN") || exit $?
 log "d2 scans d1: $out"
-set -- $(echo "$out" | grep -o 'scan frames [0-9]* mapped [0-9]* failed [0-9]* found [0-9]* map_ms [0-9]*' |
-	awk '{ print $3, $5, $7, $9, $11 }')
-[ $# = 5 ] || fail "no scan line from d2: $out"
+set -- $(echo "$out" | grep -o 'scan frames [0-9]* mapped [0-9]* failed [0-9]* found [0-9]* good [0-9]* map_ms [0-9]*' |
+	awk '{ print $3, $5, $7, $9, $13, $11 }')
+[ $# = 6 ] || fail "no scan line from d2: $out"
 figure frames_listed "$1"
 figure frames_mapped "$2"
 figure map_ms "$5"
 [ "$4" = 1024 ] || fail "d2 found $4 of d1's 1024 planted pages ($out)"
+[ "$6" = 1024 ] || fail "of d1's 1024 planted pages, $6 read back intact through d2's mappings ($out)"
 [ "$1" -ge 120000 ] || fail "d1's frames: $1 listed, a 512 MiB domain owns about 131072"
 [ "$3" -le $(($1 / 100)) ] || fail "$3 of d1's $1 frames would not map read-only"
 
 mfn=$(xfabctl group frames "$d1" --list | sed -n 100p)
 [ -n "$mfn" ] || fail "xfabctl group frames listed no frames of d1"
-out=$(domu_must d2 60 "xfab-peek map $d1 $mfn ro; xfab-peek map $d1 $mfn rw")
+out=$(domu_must d2 60 "xfab-peek map $d1 $mfn ro; xfab-peek map $d1 $mfn rw") || exit $?
 echo "$out" | grep -q "map ro ok" || fail "a member's read-only map of $mfn failed: $out"
 echo "$out" | grep -q "map rw refused" || fail "a member mapped d1's page writable: $out"
 
 # a non-member: no listing, no mapping
-out=$(domu_must d3 60 "xfab-peek scan $d1 $TOKEN; xfab-peek map $d1 $mfn ro")
+out=$(domu_must d3 60 "xfab-peek scan $d1 $TOKEN; xfab-peek map $d1 $mfn ro") || exit $?
 echo "$out" | grep -q "frames refused 1" || fail "a non-member listed d1's frames: $out"
 echo "$out" | grep -q "map ro refused" || fail "a non-member mapped d1's page: $out"
 
@@ -74,23 +75,23 @@ echo "$out" | grep -q "rc=3" || fail "xfabctl group frames in a non-member did n
 
 # out of the group: mapping refused
 must xfabctl group remove d1
-out=$(domu_must d2 60 "xfab-peek map $d1 $mfn ro")
+out=$(domu_must d2 60 "xfab-peek map $d1 $mfn ro") || exit $?
 echo "$out" | grep -q "map ro refused" || fail "d2 still maps d1 after group remove: $out"
 [ "$(xenstore-read "/local/domain/$d2/xfab/members")" = "$d2" ] || fail "d2's members record not updated"
 
 # destroyed: out of the group, gone whole
 must xfabctl group add app d1
-out=$(domu_must d2 60 "xfab-peek map $d1 $mfn ro")
+out=$(domu_must d2 60 "xfab-peek map $d1 $mfn ro") || exit $?
 echo "$out" | grep -q "map ro ok" || fail "d1 back in the group, d2 cannot map it: $out"
 must domu_destroy d1
-out=$(domu_must d2 60 "xfab-peek map $d1 $mfn ro")
+out=$(domu_must d2 60 "xfab-peek map $d1 $mfn ro") || exit $?
 echo "$out" | grep -q "map ro refused" || fail "d2 maps a destroyed d1's frame: $out"
 wait_for 20 bash -c "! xl list | awk '{ print \$2 }' | grep -qx $d1" ||
 	fail "d1 (domid $d1) still listed 20 s after xl destroy: $(xl list)"
-out=$(must xfabctl group show app)
+out=$(must xfabctl group show app) || exit $?
 echo "$out" | grep -q " $d1 .*gone" || fail "group show does not say d1 is gone: $out"
 must xfabctl group remove d2
-out=$(must xfabctl group show)
+out=$(must xfabctl group show) || exit $?
 [ "$(echo "$out" | wc -l)" = 1 ] || fail "group app outlived its members: $out"
 xenstore-exists "/local/domain/$d1" && fail "xfabctl wrote records for the destroyed d1"
 pass "members map each other read-only (1024/1024 planted pages found in $1 frames, $5 ms); writable, non-member, after remove, after destroy: refused; domUs cannot change groups"
