@@ -17,3 +17,4 @@
 #include "../../common/xfab_poll.c"
 #include "../../common/xfab_xenbus.c"
 #include "../../common/xfab_stats.c"
+#include "../../common/xfab_window.c"

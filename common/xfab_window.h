@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The index of a read-only window over another appliance-group member's
+ * memory (issue 23; xen-patches/ lets members map each other read-only).
+ * The window holds one local page per peer frame it maps. A PV peer
+ * names its pages by machine frame, so the drivers look windows up both
+ * ways: from a frame the peer sent to the local page mapping it, and
+ * from a local page (in an skb or a bio) back to the peer's frame.
+ *
+ * Entries are built once, from the hypervisor's frame list of the peer,
+ * and dropped whole (leave, the peer's death, unload): no per-entry
+ * removal, so two sorted arrays and binary search serve both lookups.
+ */
+#ifndef XFAB_WINDOW_H
+#define XFAB_WINDOW_H
+
+#include "xfab_types.h"
+
+/* Frames above this are not RAM on any x86-64 host (52-bit addresses). */
+#define XFAB_WIN_MAX_FRAME ((1ull << 40) - 1)
+
+struct xfab_win {
+	u32 n;		/* entries */
+	u64 *peer;	/* [n] the peer's frames, strictly ascending */
+	u64 *local;	/* [n] local frame mapping peer[i] */
+	u32 *by_local;	/* [n] entry numbers, ascending by local[] */
+};
+
+/*
+ * Check a peer frame list before mapping anything: strictly ascending
+ * (so no frame twice) and within XFAB_WIN_MAX_FRAME. Returns 0, or
+ * -EINVAL with *bad set to the first offending index.
+ */
+int xfab_win_check_frames(const u64 *frames, u32 n, u32 *bad);
+
+/*
+ * Build the window's reverse index once peer[] and local[] are filled
+ * (peer[] checked as above, local[] the frames of distinct local pages).
+ * Returns -EINVAL if two entries name the same local frame.
+ */
+int xfab_win_index(struct xfab_win *w);
+
+/* Entry of peer frame @frame, or -ENOENT. */
+int xfab_win_find_peer(const struct xfab_win *w, u64 frame, u32 *entry);
+
+/* Entry whose local frame is @frame, or -ENOENT. */
+int xfab_win_find_local(const struct xfab_win *w, u64 frame, u32 *entry);
+
+/*
+ * May a reader take @len bytes at @off of peer frame @frame through the
+ * window? The frame must be mapped and the span within its page (no
+ * wrap). Returns the entry's number, or -ENOENT / -EINVAL.
+ */
+int xfab_win_span(const struct xfab_win *w, u64 frame, u32 off, u32 len,
+		  u32 *entry);
+
+#endif /* XFAB_WINDOW_H */

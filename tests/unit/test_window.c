@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The read-only window's index: the peer's frame list is refused unless
+ * strictly ascending and in range; once indexed, every entry is found
+ * from both its peer frame and its local frame, nothing else is, and a
+ * span is allowed only inside one mapped page.
+ */
+#include <stdlib.h>
+#include "xfab_test.h"
+#include "../../common/xfab_window.h"
+
+#define N 4000u
+
+static u64 peer[N], local[N];
+static u32 by_local[N];
+
+/* N ascending peer frames with random gaps, local frames a shuffle. */
+static struct xfab_win make_win(u32 n, unsigned int seed)
+{
+	struct xfab_win w = { .n = n, .peer = peer, .local = local,
+			      .by_local = by_local };
+	u64 f = 0x100;
+	u32 i, j;
+
+	srand(seed);
+	for (i = 0; i < n; i++) {
+		f += 1 + (u64)(rand() % 7);
+		peer[i] = f;
+		local[i] = 0x80000 + 3 * (u64)i;
+	}
+	for (i = n; i > 1; i--) {
+		u64 t;
+
+		j = (u32)rand() % i;
+		t = local[i - 1];
+		local[i - 1] = local[j];
+		local[j] = t;
+	}
+	return w;
+}
+
+TEST(window_frame_list_must_ascend_within_range)
+{
+	u64 ok[] = { 1, 2, 9, XFAB_WIN_MAX_FRAME };
+	u64 dup[] = { 1, 5, 5, 7 };
+	u64 down[] = { 4, 3 };
+	u64 huge[] = { 1, XFAB_WIN_MAX_FRAME + 1 };
+	u32 bad = 99;
+
+	ASSERT_EQ(xfab_win_check_frames(ok, 4, &bad), 0);
+	ASSERT_EQ(bad, 99u);
+	ASSERT_EQ(xfab_win_check_frames(dup, 4, &bad), -EINVAL);
+	ASSERT_EQ(bad, 2u);
+	ASSERT_EQ(xfab_win_check_frames(down, 2, &bad), -EINVAL);
+	ASSERT_EQ(bad, 1u);
+	ASSERT_EQ(xfab_win_check_frames(huge, 2, &bad), -EINVAL);
+	ASSERT_EQ(bad, 1u);
+	ASSERT_EQ(xfab_win_check_frames(ok, 0, &bad), 0);
+}
+
+TEST(window_finds_every_entry_both_ways_and_nothing_else)
+{
+	u32 sizes[] = { 0, 1, 2, 3, 17, N };
+	u32 s, i, e, bad;
+
+	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		struct xfab_win w = make_win(sizes[s], 7 + s);
+
+		ASSERT_EQ(xfab_win_check_frames(w.peer, w.n, &bad), 0);
+		ASSERT_EQ(xfab_win_index(&w), 0);
+		for (i = 0; i < w.n; i++) {
+			e = ~0u;
+			ASSERT_EQ(xfab_win_find_peer(&w, peer[i], &e), 0);
+			ASSERT_EQ(e, i);
+			e = ~0u;
+			ASSERT_EQ(xfab_win_find_local(&w, local[i], &e), 0);
+			ASSERT_EQ(e, i);
+			/* between two peer frames, and beside a local one */
+			if (i + 1 < w.n && peer[i] + 1 < peer[i + 1])
+				ASSERT_EQ(xfab_win_find_peer(&w, peer[i] + 1, &e), -ENOENT);
+			ASSERT_EQ(xfab_win_find_local(&w, local[i] + 1, &e), -ENOENT);
+		}
+		ASSERT_EQ(xfab_win_find_peer(&w, 0, &e), -ENOENT);
+		ASSERT_EQ(xfab_win_find_peer(&w, ~0ull, &e), -ENOENT);
+		ASSERT_EQ(xfab_win_find_local(&w, 0, &e), -ENOENT);
+		ASSERT_EQ(xfab_win_find_local(&w, ~0ull, &e), -ENOENT);
+	}
+}
+
+TEST(window_refuses_a_local_frame_twice)
+{
+	struct xfab_win w = make_win(50, 3);
+
+	local[31] = local[8];
+	ASSERT_EQ(xfab_win_index(&w), -EINVAL);
+}
+
+TEST(window_span_stays_inside_one_mapped_page)
+{
+	struct xfab_win w = make_win(10, 5);
+	u32 e;
+
+	ASSERT_EQ(xfab_win_index(&w), 0);
+	ASSERT_EQ(xfab_win_span(&w, peer[4], 0, XFAB_PAGE_SIZE, &e), 0);
+	ASSERT_EQ(e, 4u);
+	ASSERT_EQ(xfab_win_span(&w, peer[4], 4095, 1, &e), 0);
+	ASSERT_EQ(xfab_win_span(&w, peer[4], 100, 0, &e), 0);
+	ASSERT_EQ(xfab_win_span(&w, peer[4], 4095, 2, &e), -EINVAL);
+	ASSERT_EQ(xfab_win_span(&w, peer[4], XFAB_PAGE_SIZE, 0, &e), -EINVAL);
+	ASSERT_EQ(xfab_win_span(&w, peer[4], 8, 0xffffffffu, &e), -EINVAL);
+	ASSERT_EQ(xfab_win_span(&w, peer[4], 0xffffff00u, 0x200, &e), -EINVAL);
+	ASSERT_EQ(xfab_win_span(&w, peer[9] + 1, 0, 16, &e), -ENOENT);
+}
