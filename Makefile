@@ -1,6 +1,6 @@
 # xfab: one entry point. `make help` lists the targets.
 KDIR ?= /lib/modules/$(shell uname -r)/build
-MODDIRS := $(wildcard netfront netback blkfront blkback) tests/peer tests/hostile
+MODDIRS := $(wildcard netfront netback blkfront blkback window) tests/peer tests/hostile
 HELPERS_OUT ?= build/helpers
 UNIT_CFLAGS := -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -Icommon

@@ -48,7 +48,7 @@ allowed() {
 	esac
 }
 
-files=$(ls netfront/*.[ch] netback/*.[ch] blkfront/*.[ch] blkback/*.[ch] \
+files=$(ls netfront/*.[ch] netback/*.[ch] blkfront/*.[ch] blkback/*.[ch] window/*.[ch] \
 	common/*.[ch] tests/hostile/*.[ch] tests/peer/*.[ch])
 bad=0 n=0
 for f in $files; do

@@ -13,7 +13,7 @@ src=$ch/tmp/xfab-build
 rm -rf "$src"
 mkdir -p "$src" "$out/modules" "$out/helpers"
 (cd "$top" && tar cf - Makefile common toolstack tests/peer tests/hostile tests/vm/helpers \
-	$(ls -d netfront netback blkfront blkback 2>/dev/null)) | tar xf - -C "$src"
+	$(ls -d netfront netback blkfront blkback window 2>/dev/null)) | tar xf - -C "$src"
 mountpoint -q "$ch/proc" || mount -t proc proc "$ch/proc"
 trap 'umount -l "$ch/proc" 2>/dev/null || true' EXIT
 # XFAB_KMAKE_ARGS: extra kbuild variables (make sparse passes C=2)

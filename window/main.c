@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * xfab_window: read-only windows over the memory of the other members of
+ * this domain's appliance group (xen-patches/, docs/toolstack.md).
+ *
+ * The toolstack keeps the group's members in our xenstore record
+ * (xfab/members, written by the control domain only). A watch on it,
+ * and one on domain deaths, schedule a sync: each member gets a window
+ * over all its memory, and a window whose peer died or left the group
+ * is dropped (a PV mapping holds the peer's pages until we let go, so a
+ * dead peer's memory goes back to Xen only then). Xenstored may keep
+ * @releaseDomain from an unprivileged domain, so while windows exist a
+ * sync also comes every check_ms. Mapping a peer takes seconds, so
+ * syncs run in a work item, not in xenwatch.
+ */
+#include <linux/module.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <xen/xen.h>
+#include <xen/xenbus.h>
+#include <xen/interface/xen.h>
+#include "common.h"
+
+unsigned int xfab_wn_max_mb = 4096;
+/*
+ * A window costs its mapper a struct page per peer page (about 1.6 % of
+ * the peer's size) and, unless the balloon may hotplug unpopulated
+ * memory (/proc/sys/xen/balloon/hotplug_unpopulated), the same amount
+ * of its own RAM. This bounds what one peer can cost.
+ */
+module_param_named(max_mb, xfab_wn_max_mb, uint, 0644);
+MODULE_PARM_DESC(max_mb, "Largest peer (MiB) a window maps whole; a larger one is not mapped (default 4096)");
+
+static bool auto_map = true;
+/* Off: members are listed in debugfs but nothing is mapped. */
+module_param(auto_map, bool, 0644);
+MODULE_PARM_DESC(auto_map, "Map every member of this domain's appliance group (default on)");
+
+static unsigned int check_ms = 2000;
+/*
+ * How long a dead peer's memory can stay held (and a departed one stay
+ * mapped) when no watch event says so: one cheap domctl per window.
+ */
+module_param(check_ms, uint, 0644);
+MODULE_PARM_DESC(check_ms, "While windows exist, check their peers every this many ms (default 2000, min 100)");
+
+struct xfab_wn_stats xfab_wn_stats;
+DEFINE_MUTEX(xfab_wn_lock);
+LIST_HEAD(xfab_wn_list);
+static u16 self_id;
+
+static bool in_list(const u16 *ids, unsigned int n, u16 id)
+{
+	while (n--)
+		if (ids[n] == id)
+			return true;
+	return false;
+}
+
+/* Our group's members, from our record ("3 5 9"); none if not in one. */
+static unsigned int read_members(u16 *ids, unsigned int max)
+{
+	char *s = xenbus_read(XBT_NIL, "xfab", "members", NULL);
+	unsigned int n = 0, v;
+	char *p, *tok;
+
+	if (IS_ERR(s))
+		return 0;
+	for (p = s; (tok = strsep(&p, " ")) && n < max;)
+		if (*tok && !kstrtouint(tok, 10, &v) && v < DOMID_FIRST_RESERVED)
+			ids[n++] = (u16)v;
+	kfree(s);
+	return n;
+}
+
+static void drop(struct xfab_wn *wn, int why)
+{
+	pr_info("xfab_window: window over d%u dropped (%s)\n", wn->peer,
+		why == -ESRCH ? "it died" : "not in our group");
+	if (why == -ESRCH)
+		xfab_wn_stats.drop_dead++;
+	else
+		xfab_wn_stats.drop_left++;
+	xfab_wn_stats.windows_dropped++;
+	list_del(&wn->list);
+	xfab_wn_unmap(wn);
+}
+
+static void add(u16 peer)
+{
+	struct xfab_wn *wn = xfab_wn_map(peer);
+
+	if (IS_ERR(wn))
+		return;
+	list_add_tail(&wn->list, &xfab_wn_list);
+	xfab_wn_stats.windows_made++;
+	xfab_wn_debugfs_add(wn);
+	pr_info("xfab_window: d%u mapped: %u frames (%u refused) in %llu ms\n",
+		peer, wn->mapped, wn->map_errors, wn->map_ns / NSEC_PER_MSEC);
+}
+
+#define MAX_MEMBERS 64
+
+static void sync_windows(struct work_struct *work);
+static DECLARE_DELAYED_WORK(sync_work, sync_windows);
+
+static void sync_windows(struct work_struct *work)
+{
+	u16 ids[MAX_MEMBERS];
+	unsigned int n, i;
+	struct xfab_wn *wn, *tmp;
+	int st;
+
+	mutex_lock(&xfab_wn_lock);
+	n = read_members(ids, MAX_MEMBERS);
+	list_for_each_entry_safe(wn, tmp, &xfab_wn_list, list) {
+		st = in_list(ids, n, wn->peer) ? xfab_wn_peer_state(wn->peer) : -EPERM;
+		if (st)
+			drop(wn, st);
+	}
+	for (i = 0; auto_map && i < n; i++) {
+		bool have = ids[i] == self_id;
+
+		list_for_each_entry(wn, &xfab_wn_list, list)
+			have |= wn->peer == ids[i];
+		if (!have)
+			add(ids[i]);
+	}
+	if (!list_empty(&xfab_wn_list))
+		schedule_delayed_work(&sync_work,
+				      msecs_to_jiffies(max(check_ms, 100U)));
+	mutex_unlock(&xfab_wn_lock);
+}
+
+static void watch_fired(struct xenbus_watch *w, const char *path,
+			const char *token)
+{
+	mod_delayed_work(system_wq, &sync_work, 0);
+}
+
+static struct xenbus_watch members_watch = {
+	.node = "xfab/members", .callback = watch_fired,
+};
+static struct xenbus_watch death_watch = {
+	.node = "@releaseDomain", .callback = watch_fired,
+};
+static bool death_watched;	/* xenstored may refuse it to a domU */
+
+/* xfab_kwindow.h */
+struct page *xfab_window_page(u16 peer, u64 frame)
+{
+	struct page *pg = NULL;
+	struct xfab_wn *wn;
+	u32 e;
+
+	mutex_lock(&xfab_wn_lock);
+	list_for_each_entry(wn, &xfab_wn_list, list)
+		if (wn->peer == peer && !xfab_win_find_peer(&wn->idx, frame, &e))
+			pg = wn->pages[e];
+	mutex_unlock(&xfab_wn_lock);
+	return pg;
+}
+EXPORT_SYMBOL_GPL(xfab_window_page);
+
+/* xfab_kwindow.h */
+int xfab_window_frame_of(struct page *pg, u16 *peer, u64 *frame)
+{
+	struct xfab_wn *wn;
+	int rc = -ENOENT;
+	u32 e;
+
+	mutex_lock(&xfab_wn_lock);
+	list_for_each_entry(wn, &xfab_wn_list, list) {
+		if (!xfab_win_find_local(&wn->idx, page_to_pfn(pg), &e)) {
+			*peer = wn->peer;
+			*frame = wn->idx.peer[e];
+			rc = 0;
+			break;
+		}
+	}
+	mutex_unlock(&xfab_wn_lock);
+	return rc;
+}
+EXPORT_SYMBOL_GPL(xfab_window_frame_of);
+
+static int __init xfab_window_init(void)
+{
+	char *s;
+	unsigned int v;
+	int rc;
+
+	if (!xen_pv_domain()) {
+		pr_err("xfab_window: PV domains only (HVM and PVH members cannot map read-only, xen-patches/README.md)\n");
+		return -ENODEV;
+	}
+	s = xenbus_read(XBT_NIL, "domid", "", NULL);
+	if (IS_ERR(s) || kstrtouint(s, 10, &v) || v >= DOMID_FIRST_RESERVED) {
+		pr_err("xfab_window: cannot read our domain id from xenstore\n");
+		if (!IS_ERR(s))
+			kfree(s);
+		return -ENODEV;
+	}
+	kfree(s);
+	self_id = (u16)v;
+	xfab_wn_debugfs_init();
+	rc = register_xenbus_watch(&members_watch);
+	if (rc) {
+		xfab_wn_debugfs_exit();
+		return rc;
+	}
+	death_watched = !register_xenbus_watch(&death_watch);
+	if (!death_watched)
+		pr_info("xfab_window: no @releaseDomain watch: a dead peer is noticed within check_ms\n");
+	mod_delayed_work(system_wq, &sync_work, 0);
+	return 0;
+}
+
+static void __exit xfab_window_exit(void)
+{
+	struct xfab_wn *wn, *tmp;
+
+	if (death_watched)
+		unregister_xenbus_watch(&death_watch);
+	unregister_xenbus_watch(&members_watch);
+	cancel_delayed_work_sync(&sync_work);
+	mutex_lock(&xfab_wn_lock);
+	list_for_each_entry_safe(wn, tmp, &xfab_wn_list, list) {
+		list_del(&wn->list);
+		xfab_wn_unmap(wn);
+	}
+	mutex_unlock(&xfab_wn_lock);
+	xfab_wn_debugfs_exit();
+	xfab_wn_offer_exit();
+}
+
+module_init(xfab_window_init);
+module_exit(xfab_window_exit);
+MODULE_DESCRIPTION("xfab: read-only windows over appliance-group members' memory");
+MODULE_LICENSE("Dual MIT/GPL");
