@@ -1,0 +1,115 @@
+#!/bin/bash
+# 402 the kernel's read-only window over a group member (patched Xen)
+# Objective: xfab_window in two members maps all of the other's memory
+#   read-only as soon as the toolstack puts them in a group, and each
+#   finds, through its window, every page of the 4 MiB the other
+#   planted, pattern intact (a checksum of each page's bytes). A write
+#   through the window faults (the write gets -EFAULT) and
+#   the owner's page is unchanged. `group remove` drops both windows,
+#   `group add` makes them again; destroying a member while the other
+#   holds its window drops that window, the dead member's memory goes
+#   back (the domain disappears) and nothing leaks in the survivor (its
+#   counters: every frame it ever mapped was unmapped), which then
+#   unloads the module. A microbenchmark reads 64 pages d1 granted to d2
+#   by grant copy and through d2's window (the same bytes, both ways).
+#   Figures: nanoseconds per page of each, frames and milliseconds to
+#   map each window, and the survivor's free memory before and after.
+# Topology: dom0 (xfabctl) <-> domUs d1, d2 (512 MiB, 1 vCPU, no network;
+#   xfab_window loaded at boot; the balloon may hotplug unpopulated
+#   memory, so a window costs struct pages, not the mapper's RAM).
+. /xfab/guest/lib.sh
+
+xl info | grep -q '^xen_extra.*-xfab' ||
+	error "not the patched Xen (xl info has no -xfab in xen_extra): run with --patched-xen"
+D=/sys/kernel/debug/xfab_window
+T1=w1-$RANDOM$RANDOM T2=w2-$RANDOM$RANDOM
+for d in d1 d2; do
+	domu_start $d --novif --mods xfab_window --vcpus 1
+	domu_must $d 30 "echo 1 >/proc/sys/xen/balloon/hotplug_unpopulated; mount -t debugfs none /sys/kernel/debug 2>/dev/null; cat $D/stats" >/dev/null
+done
+d1=$(domu_id d1) d2=$(domu_id d2)
+domu_must d1 60 "xfab-peek plant $T1 4096 >/tmp/plant.log 2>&1 </dev/null & sleep 3; cat /tmp/plant.log" |
+	grep -q "planted 1024" || fail "d1 could not plant its pages"
+domu_must d2 60 "xfab-peek plant $T2 4096 >/tmp/plant.log 2>&1 </dev/null & sleep 3; cat /tmp/plant.log" |
+	grep -q "planted 1024" || fail "d2 could not plant its pages"
+free_before=$(domu_must d2 30 "awk '/MemFree/ { print \$2 }' /proc/meminfo") || exit $?
+
+# window_of NAME PEER: the "windows" line of NAME's window over PEER
+window_of() { domu_exec "$1" 30 "grep '^peer $2 ' $D/windows" 2>/dev/null; }
+wait_windows() {
+	local i
+	for i in $(seq 120); do
+		window_of d1 "$d2" | grep -q mapped && window_of d2 "$d1" | grep -q mapped && return 0
+		sleep 1
+	done
+	fail "windows not made within 120 s: d1: $(window_of d1 "$d2"); d2: $(window_of d2 "$d1")"
+}
+
+must xfabctl group add app d1 d2
+wait_windows
+for pair in "d1 $d2 $T2" "d2 $d1 $T1"; do
+	set -- $pair
+	line=$(window_of "$1" "$2")
+	log "$1: $line"
+	frames=$(echo "$line" | awk '{ print $4 }') ms=$(echo "$line" | awk '{ print $10 }')
+	figure "$1.window_frames" "$frames"
+	figure "$1.window_map_ms" "$ms"
+	[ "$frames" -ge 120000 ] || fail "$1's window over d$2 has $frames frames, a 512 MiB domain owns about 131072"
+	out=$(domu_must "$1" 120 "echo $3 >$D/$2/scan && cat $D/$2/scan") || exit $?
+	log "$1 scans d$2: $out"
+	echo "$out" | grep -q "found 1024 good 1024" ||
+		fail "$1 does not read d$2's 1024 planted pages intact through its window: $out"
+done
+free_after=$(domu_must d2 30 "awk '/MemFree/ { print \$2 }' /proc/meminfo") || exit $?
+figure d2.memfree_kb_before "$free_before"
+figure d2.memfree_kb_after "$free_after"
+
+# the microbenchmark: d1 grants 64 pages to d2, which reads them by
+# grant copy (one batch per round) and through its window
+domu_must d1 30 "echo $d2 64 >$D/offer" >/dev/null || exit $?
+offer=$(domu_must d1 30 "cat $D/offer") || exit $?
+out=$(domu_must d2 300 "echo '50 $offer' >$D/$d1/bench && cat $D/$d1/bench") || exit $?
+log "d2 bench: $out"
+set -- $out
+[ "$1 $3 $5 $7 $9" = "pages rounds copy_ns window_ns equal" ] || fail "no bench line from d2: $out"
+figure bench.grant_copy_ns_per_page "$6"
+figure bench.window_ns_per_page "$8"
+[ "${10}" = 1 ] || fail "the grant copy and the window read different bytes of the same pages: $out"
+
+# a write through the window faults; the owner's page is unchanged
+out=$(domu_must d2 30 "cat $D/$d1/poke") || exit $?
+log "d2 pokes d1: $out"
+echo "$out" | grep -q "^poke -14 " || fail "a write through d2's window did not fault: $out"
+set -- $out
+[ "$4" = "$6" ] || fail "the page read back changed after a refused write: $out"
+out=$(domu_must d2 120 "echo $T1 >$D/$d1/scan && cat $D/$d1/scan") || exit $?
+echo "$out" | grep -q "found 1024 good 1024" || fail "d1's pages changed after d2's poke: $out"
+
+# out of the group: both windows go; back in: both come again
+must xfabctl group remove d1
+for i in $(seq 30); do
+	[ -z "$(window_of d1 "$d2")" ] && [ -z "$(window_of d2 "$d1")" ] && break
+	sleep 1
+done
+[ -z "$(window_of d1 "$d2")$(window_of d2 "$d1")" ] || fail "windows kept after group remove"
+must xfabctl group add app d1
+wait_windows
+
+# d1 destroyed while d2 holds its window: d2 lets go, d1 goes away whole
+must domu_destroy d1
+for i in $(seq 30); do
+	[ -z "$(window_of d2 "$d1")" ] && break
+	sleep 1
+done
+[ -z "$(window_of d2 "$d1")" ] || fail "d2 still holds a window over the destroyed d1"
+wait_for 30 bash -c "! xl list | awk '{ print \$2 }' | grep -qx $d1" ||
+	fail "d1 (domid $d1) still listed 30 s after its destroy: its memory is held ($(xl list | tr '\n' ' '))"
+stats=$(domu_must d2 30 "cat $D/stats; rmmod xfab_window && echo unloaded") || exit $?
+log "d2: $(echo "$stats" | tr '\n' ' ')"
+echo "$stats" | grep -q unloaded || fail "xfab_window would not unload in d2"
+echo "$stats" | grep -q "^drop_dead [1-9]" || fail "d2 did not count the dead peer's window: $stats"
+mapped=$(echo "$stats" | awk '$1 == "frames_mapped" { print $2 }')
+unmapped=$(echo "$stats" | awk '$1 == "frames_unmapped" { print $2 }')
+[ -n "$mapped" ] && [ "$mapped" = "$unmapped" ] ||
+	fail "d2 mapped $mapped frames over its windows' lives and unmapped $unmapped"
+pass "windows of $frames frames made in ${ms} ms; 1024/1024 planted pages intact both ways; write faults; dropped on remove and on the peer's death, which then went away whole"
