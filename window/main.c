@@ -124,7 +124,8 @@ static void sync_windows(struct work_struct *work)
 
 		list_for_each_entry(wn, &xfab_wn_list, list)
 			have |= wn->peer == ids[i];
-		if (!have)
+		/* a member the record still names after its death: skip it */
+		if (!have && !xfab_wn_peer_state(ids[i]))
 			add(ids[i]);
 	}
 	if (!list_empty(&xfab_wn_list))

@@ -108,6 +108,8 @@ stats=$(domu_must d2 30 "cat $D/stats; rmmod xfab_window && echo unloaded") || e
 log "d2: $(echo "$stats" | tr '\n' ' ')"
 echo "$stats" | grep -q unloaded || fail "xfab_window would not unload in d2"
 echo "$stats" | grep -q "^drop_dead [1-9]" || fail "d2 did not count the dead peer's window: $stats"
+echo "$stats" | grep -q "^list_refused 0$" ||
+	fail "d2 tried to map a peer it could not (the dead d1 its record still named?): $stats"
 mapped=$(echo "$stats" | awk '$1 == "frames_mapped" { print $2 }')
 unmapped=$(echo "$stats" | awk '$1 == "frames_unmapped" { print $2 }')
 [ -n "$mapped" ] && [ "$mapped" = "$unmapped" ] ||
