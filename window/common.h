@@ -27,8 +27,6 @@
 #include "xfab_group.h"
 #include "xfab_kwindow.h"
 
-enum xfab_wn_state { XFAB_WN_MAPPED, XFAB_WN_DROPPED };
-
 struct xfab_wn {
 	struct list_head list;
 	u16 peer;			/* the peer's domain id */
