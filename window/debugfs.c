@@ -23,32 +23,15 @@
 #include <linux/uaccess.h>
 #include <linux/mm.h>
 #include "common.h"
-
-#define HEAD 64	/* a planted page's header, then its pattern */
+#include "xfab_plant.h"
 
 static struct dentry *root;
-
-static u8 pattern(u64 n, u32 j)
-{
-	return (u8)(n * 131 + j * 7);
-}
-
-/* Is the mapped page @p planted page @n, whole? */
-static bool intact(const u8 *p, u64 n)
-{
-	u32 j;
-
-	for (j = HEAD; j < XFAB_PAGE_SIZE; j++)
-		if (p[j] != pattern(n, j))
-			return false;
-	return true;
-}
 
 /* Count the planted pages of token wn->scan_token, and the whole ones. */
 static void scan(struct xfab_wn *wn)
 {
 	size_t tl = strlen(wn->scan_token);
-	char head[HEAD];
+	char head[XFAB_PLANT_HEAD];
 	unsigned long long n;
 	u32 e;
 
@@ -62,7 +45,7 @@ static void scan(struct xfab_wn *wn)
 		wn->scan_found++;
 		memcpy(head, p + tl + 1, sizeof(head) - tl - 1);
 		head[sizeof(head) - tl - 1] = '\0';
-		if (!kstrtoull(strim(head), 10, &n) && intact(p, n))
+		if (!kstrtoull(strim(head), 10, &n) && xfab_plant_intact(p, n))
 			wn->scan_good++;
 		if (!(e % 4096))
 			cond_resched();

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include "xfab_test.h"
 #include "../../common/xfab_window.h"
+#include "../../common/xfab_plant.h"
 
 #define N 4000u
 
@@ -110,4 +111,18 @@ TEST(window_span_stays_inside_one_mapped_page)
 	ASSERT_EQ(xfab_win_span(&w, peer[4], 8, 0xffffffffu, &e), -EINVAL);
 	ASSERT_EQ(xfab_win_span(&w, peer[4], 0xffffff00u, 0x200, &e), -EINVAL);
 	ASSERT_EQ(xfab_win_span(&w, peer[9] + 1, 0, 16, &e), -ENOENT);
+}
+
+TEST(window_planted_page_reads_whole_only_if_every_byte_is)
+{
+	static u8 page[XFAB_PAGE_SIZE];
+
+	xfab_plant_fill(page, 77);
+	ASSERT_TRUE(xfab_plant_intact(page, 77));
+	ASSERT_FALSE(xfab_plant_intact(page, 78));	/* another page's */
+	page[XFAB_PAGE_SIZE - 1] ^= 1;
+	ASSERT_FALSE(xfab_plant_intact(page, 77));
+	page[XFAB_PAGE_SIZE - 1] ^= 1;
+	page[0] ^= 0xff;	/* the header is the token's, not checked */
+	ASSERT_TRUE(xfab_plant_intact(page, 77));
 }

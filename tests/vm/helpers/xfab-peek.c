@@ -23,27 +23,10 @@
 #include <unistd.h>
 #include <xenforeignmemory.h>
 #include "../../../toolstack/xfab-group-abi.h"
+#include "../../../common/xfab_plant.h"
 
 #define PAGE 4096UL
 #define BATCH XFAB_GROUP_MAX_FRAMES
-/* A planted page: "TOKEN n" in its first HEAD bytes, then pattern n. */
-#define HEAD 64
-
-static unsigned char pattern(unsigned long n, unsigned long j)
-{
-	return (unsigned char)(n * 131 + j * 7);
-}
-
-/* Is the page at @p planted page n, whole? */
-static int intact(const char *p, unsigned long n)
-{
-	unsigned long j;
-
-	for (j = HEAD; j < PAGE; j++)
-		if ((unsigned char)p[j] != pattern(n, j))
-			return 0;
-	return 1;
-}
 
 static double now_ms(void)
 {
@@ -64,11 +47,8 @@ static int plant(const char *token, unsigned long kib)
 		return 1;
 	}
 	for (i = 0; i < n; i++) {
-		unsigned long j;
-
-		snprintf(buf + i * PAGE, HEAD, "%s %lu", token, i);
-		for (j = HEAD; j < PAGE; j++)
-			buf[i * PAGE + j] = (char)pattern(i, j);
+		snprintf(buf + i * PAGE, XFAB_PLANT_HEAD, "%s %lu", token, i);
+		xfab_plant_fill((u8 *)buf + i * PAGE, i);
 	}
 	printf("planted %lu pages\n", n);
 	fflush(stdout);
@@ -146,8 +126,8 @@ static int scan(uint32_t dom, const char *token)
 			mapped++;
 			if (!memcmp(va + j * PAGE, token, tl) && va[j * PAGE + tl] == ' ') {
 				found++;
-				good += intact(va + j * PAGE,
-					       strtoul(va + j * PAGE + tl + 1, NULL, 10));
+				good += xfab_plant_intact((const u8 *)va + j * PAGE,
+							  strtoul(va + j * PAGE + tl + 1, NULL, 10));
 			}
 		}
 		xenforeignmemory_unmap(fm, va, k);
