@@ -588,6 +588,22 @@ wait_for() {
 	return 1
 }
 
+# ---- appliance groups (xen-patches/; scenarios 060, 401, 402) ----
+
+# Does this boot run the hypervisor built from xen-patches/? xen-build.sh
+# marks it: xl info's xen_extra ends in -xfab.
+xen_patched() { xl info | grep -q '^xen_extra.*-xfab'; }
+
+# Is domain id $1 no longer listed (destroyed whole, not held as a zombie)?
+dom_gone() { ! xl list | awk 'NR > 1 { print $2 }' | grep -qx "$1"; }
+
+# domu_plant NAME TOKEN: NAME plants 4 MiB of locked pages (xfab-peek
+# plant, common/xfab_plant.h) and keeps them while it lives.
+domu_plant() {
+	domu_must "$1" 60 "xfab-peek plant $2 4096 >/tmp/plant.log 2>&1 </dev/null & sleep 3; cat /tmp/plant.log" |
+		grep -q "planted 1024 pages" || fail "$1 could not plant its pages"
+}
+
 # The vif netdev(s) dom0 has for a domain id.
 vifs_of() { ls /sys/class/net 2>/dev/null | grep "^vif$1\\." ; }
 

@@ -21,7 +21,7 @@ expect_rc() {
 	echo "$out" | grep -q -- "$word" || fail "'$*' said '$out', without '$word'"
 }
 
-xl info | grep -q '^xen_extra.*-xfab' && error "this boot runs the patched Xen; 060 is for Debian's"
+xen_patched && error "this boot runs the patched Xen; 060 is for Debian's"
 must xfabctl --help | grep -q "xfabctl group add" || fail "xfabctl --help prints no usage"
 expect_rc 2 usage xfabctl
 expect_rc 2 "unknown command 'frobnicate'" xfabctl frobnicate

@@ -17,7 +17,7 @@
 #   is a device model for, so the hypervisor's answers are never seen).
 . /xfab/guest/lib.sh
 
-xl info | grep -q '^xen_extra.*-xfab' ||
+xen_patched ||
 	error "not the patched Xen (xl info has no -xfab in xen_extra): run with --patched-xen"
 TOKEN=xfab-401-$RANDOM$RANDOM
 for d in d1 d2 d3; do
@@ -39,8 +39,7 @@ out=$(domu_exec d2 60 "xenstore-read /local/domain/$d2/xfab/group; xenstore-writ
 echo "$out" | head -n 1 | grep -qx app || fail "d2 cannot read its group record: $out"
 echo "$out" | grep -q "rc=0" && fail "d2 could rewrite its group record"
 
-domu_must d1 60 "xfab-peek plant $TOKEN 4096 >/tmp/plant.log 2>&1 </dev/null & sleep 3; cat /tmp/plant.log" |
-	grep -q "planted 1024 pages" || fail "d1 could not plant its pages"
+domu_plant d1 "$TOKEN"
 
 # a member maps all of d1 read-only and finds every planted page
 out=$(domu_must d2 300 "xfab-peek scan $d1 $TOKEN") || exit $?
@@ -86,7 +85,7 @@ echo "$out" | grep -q "map ro ok" || fail "d1 back in the group, d2 cannot map i
 must domu_destroy d1
 out=$(domu_must d2 60 "xfab-peek map $d1 $mfn ro") || exit $?
 echo "$out" | grep -q "map ro refused" || fail "d2 maps a destroyed d1's frame: $out"
-wait_for 20 bash -c "! xl list | awk '{ print \$2 }' | grep -qx $d1" ||
+wait_for 20 dom_gone "$d1" ||
 	fail "d1 (domid $d1) still listed 20 s after xl destroy: $(xl list)"
 out=$(must xfabctl group show app) || exit $?
 echo "$out" | grep -q " $d1 .*gone" || fail "group show does not say d1 is gone: $out"

@@ -19,7 +19,7 @@
 #   memory, so a window costs struct pages, not the mapper's RAM).
 . /xfab/guest/lib.sh
 
-xl info | grep -q '^xen_extra.*-xfab' ||
+xen_patched ||
 	error "not the patched Xen (xl info has no -xfab in xen_extra): run with --patched-xen"
 D=/sys/kernel/debug/xfab_window
 T1=w1-$RANDOM$RANDOM T2=w2-$RANDOM$RANDOM
@@ -28,21 +28,20 @@ for d in d1 d2; do
 	domu_must $d 30 "echo 1 >/proc/sys/xen/balloon/hotplug_unpopulated; mount -t debugfs none /sys/kernel/debug 2>/dev/null; cat $D/stats" >/dev/null
 done
 d1=$(domu_id d1) d2=$(domu_id d2)
-domu_must d1 60 "xfab-peek plant $T1 4096 >/tmp/plant.log 2>&1 </dev/null & sleep 3; cat /tmp/plant.log" |
-	grep -q "planted 1024" || fail "d1 could not plant its pages"
-domu_must d2 60 "xfab-peek plant $T2 4096 >/tmp/plant.log 2>&1 </dev/null & sleep 3; cat /tmp/plant.log" |
-	grep -q "planted 1024" || fail "d2 could not plant its pages"
+domu_plant d1 "$T1"
+domu_plant d2 "$T2"
 free_before=$(domu_must d2 30 "awk '/MemFree/ { print \$2 }' /proc/meminfo") || exit $?
 
 # window_of NAME PEER: the "windows" line of NAME's window over PEER
 window_of() { domu_exec "$1" 30 "grep '^peer $2 ' $D/windows" 2>/dev/null; }
+# no_window NAME PEER: NAME holds no window over PEER
+no_window() { [ -z "$(window_of "$1" "$2")" ]; }
+both_mapped() {
+	window_of d1 "$d2" | grep -q mapped && window_of d2 "$d1" | grep -q mapped
+}
 wait_windows() {
-	local i
-	for i in $(seq 120); do
-		window_of d1 "$d2" | grep -q mapped && window_of d2 "$d1" | grep -q mapped && return 0
-		sleep 1
-	done
-	fail "windows not made within 120 s: d1: $(window_of d1 "$d2"); d2: $(window_of d2 "$d1")"
+	wait_for 120 both_mapped ||
+		fail "windows not made within 120 s: d1: $(window_of d1 "$d2"); d2: $(window_of d2 "$d1")"
 }
 
 must xfabctl group add app d1 d2
@@ -87,22 +86,15 @@ echo "$out" | grep -q "found 1024 good 1024" || fail "d1's pages changed after d
 
 # out of the group: both windows go; back in: both come again
 must xfabctl group remove d1
-for i in $(seq 30); do
-	[ -z "$(window_of d1 "$d2")" ] && [ -z "$(window_of d2 "$d1")" ] && break
-	sleep 1
-done
-[ -z "$(window_of d1 "$d2")$(window_of d2 "$d1")" ] || fail "windows kept after group remove"
+wait_for 30 no_window d1 "$d2" && wait_for 30 no_window d2 "$d1" ||
+	fail "windows kept after group remove"
 must xfabctl group add app d1
 wait_windows
 
 # d1 destroyed while d2 holds its window: d2 lets go, d1 goes away whole
 must domu_destroy d1
-for i in $(seq 30); do
-	[ -z "$(window_of d2 "$d1")" ] && break
-	sleep 1
-done
-[ -z "$(window_of d2 "$d1")" ] || fail "d2 still holds a window over the destroyed d1"
-wait_for 30 bash -c "! xl list | awk '{ print \$2 }' | grep -qx $d1" ||
+wait_for 30 no_window d2 "$d1" || fail "d2 still holds a window over the destroyed d1"
+wait_for 30 dom_gone "$d1" ||
 	fail "d1 (domid $d1) still listed 30 s after its destroy: its memory is held ($(xl list | tr '\n' ' '))"
 stats=$(domu_must d2 30 "cat $D/stats; rmmod xfab_window && echo unloaded") || exit $?
 log "d2: $(echo "$stats" | tr '\n' ' ')"
