@@ -564,7 +564,8 @@ static int bb_feature_keys(struct xenbus_transaction t, void *arg)
 			     xfab_bb_persistent) ?:
 	       xenbus_printf(t, node, "feature-xfab-blk", "%d", 1) ?:
 	       xenbus_printf(t, node, "xfab-ro-grants-max", "%u",
-			     xfab_bb_ro_max);
+			     xfab_bb_ro_max) ?:
+	       xfab_xs_driver(t, node);
 }
 
 static void bb_remove(struct xenbus_device *xdev)
@@ -591,6 +592,7 @@ static void bb_remove(struct xenbus_device *xdev)
 	be->groups_added = false;
 	dev_set_drvdata(&xdev->dev, NULL);
 	kref_put(&be->ref, bb_release);
+	xfab_xs_driver_gone(xdev);
 }
 
 /* The last of remove and the drains: the disk may close now. */

@@ -159,7 +159,8 @@ static int bf_keys(struct xenbus_transaction t, void *arg)
 			    XEN_IO_PROTO_ABI_NATIVE) ?:
 	      xenbus_printf(t, node, "feature-persistent", "1") ?:
 	      xenbus_printf(t, node, "feature-xfab-blk", "1") ?:
-	      xenbus_printf(t, node, "xfab-ro-grants", "%u", info->ro_grants);
+	      xenbus_printf(t, node, "xfab-ro-grants", "%u", info->ro_grants) ?:
+	      xfab_xs_driver(t, node);
 	if (!err && info->ring_order)
 		err = xenbus_printf(t, node, "ring-page-order", "%u",
 				    info->ring_order);
@@ -492,6 +493,7 @@ static void bf_remove(struct xenbus_device *xdev)
 	sysfs_remove_groups(&xdev->dev.kobj, xfab_bf_groups);
 	dev_set_drvdata(&xdev->dev, NULL);
 	kfree(info);
+	xfab_xs_driver_gone(xdev);
 }
 
 static int bf_probe(struct xenbus_device *xdev,

@@ -5,7 +5,7 @@
  * while it races with another writer; keys() writes into the transaction
  * it is given. xfab_xs_relaxed() reads the toolstack's trust choice;
  * xfab_xs_online() and xfab_fe_publish() carry out a frontend's
- * xfab_fe_step() decisions.
+ * xfab_fe_step() decisions. xfab_xs_driver() names the driver.
  */
 #ifndef XFAB_XS_H
 #define XFAB_XS_H
@@ -35,6 +35,24 @@ static inline int xfab_xs_write(int (*keys)(struct xenbus_transaction t,
 		err = xenbus_transaction_end(t, 0);
 	} while (err == -EAGAIN);
 	return err;
+}
+
+/*
+ * xfab-driver in our end's directory: which module serves it, for
+ * `xfabctl status` (a stock driver writes none). Informational only:
+ * the other end reads it nowhere, since a hostile peer may write any
+ * name there.
+ */
+static inline int xfab_xs_driver(struct xenbus_transaction t,
+				 const char *node)
+{
+	return xenbus_printf(t, node, "xfab-driver", "%s", KBUILD_MODNAME);
+}
+
+/* At remove: the stock driver that may bind next would not clear it. */
+static inline void xfab_xs_driver_gone(struct xenbus_device *dev)
+{
+	xenbus_rm(XBT_NIL, dev->nodename, "xfab-driver");
 }
 
 /*

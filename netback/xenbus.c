@@ -339,7 +339,8 @@ static int nb_features(struct xenbus_transaction t, void *arg)
 	       xenbus_printf(t, node, "feature-xfab-pool", "%u",
 			     xfab_nb_pool_pages ? 1 : 0) ?:
 	       xenbus_printf(t, node, "xfab-pool-max-pages", "%u",
-			     xfab_nb_pool_pages);
+			     xfab_nb_pool_pages) ?:
+	       xfab_xs_driver(t, node);
 }
 
 static void nb_remove(struct xenbus_device *xdev)
@@ -361,6 +362,7 @@ static void nb_remove(struct xenbus_device *xdev)
 	kfree(be->script);
 	dev_set_drvdata(&xdev->dev, NULL);
 	kfree(be);
+	xfab_xs_driver_gone(xdev);
 }
 
 static int nb_probe(struct xenbus_device *xdev,

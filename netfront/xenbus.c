@@ -194,7 +194,8 @@ static int nf_keys(struct xenbus_transaction xbt, void *arg)
 	unsigned int i;
 	int err;
 
-	err = nf_write_queues(xbt, info);
+	err = nf_write_queues(xbt, info) ?:
+	      xfab_xs_driver(xbt, info->xbdev->nodename);
 	for (i = 0; !err && i < ARRAY_SIZE(nf_front_features); i++)
 		err = xenbus_write(xbt, info->xbdev->nodename,
 				   nf_front_features[i], "1");
@@ -421,6 +422,7 @@ static void xfab_nf_remove(struct xenbus_device *dev)
 	rtnl_unlock();
 	xfab_nf_netdev_destroy(info);
 	dev_set_drvdata(&dev->dev, NULL);
+	xfab_xs_driver_gone(dev);
 }
 
 /* After save/restore the backend is a new one: our rings mean nothing. */
