@@ -59,7 +59,7 @@ TOOLSTACK_OUT ?= build/toolstack
 toolstack:
 	@mkdir -p $(TOOLSTACK_OUT)
 	$(CC) -O2 -Wall -Wextra -Werror -o $(TOOLSTACK_OUT)/xfabctl \
-		toolstack/xfabctl.c -lxenstore -lxencall
+		toolstack/xfabctl.c toolstack/status.c -lxenstore -lxencall
 
 build/unit/xfab-unit: $(UNIT_SRC) $(COMMON_SRC) $(wildcard common/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)

@@ -8,6 +8,8 @@
  *   xfabctl group frames DOM [--list] the machine frames DOM owns (what a
  *                                    member may map read-only)
  *   xfabctl trust DOM DEV relaxed|strict
+ *   xfabctl status [DOM] [--json]     each vif and vbd: drivers, mode,
+ *                                    counters (status.c)
  *
  * Groups need a hypervisor with xen-patches/ applied; the hypervisor
  * keeps membership (a domctl), xenstore keeps the names: /xfab/groups/
@@ -25,8 +27,7 @@
 #include <string.h>
 #include <xenstore.h>
 #include "xfab-group-abi.h"
-
-enum { EX_OK, EX_FAIL, EX_USAGE, EX_PERM, EX_NODOM, EX_NOPATCH };
+#include "xfabctl.h"
 
 #define MAX_MEMBERS 64
 #define PATCH_NAME "xen-patches/0001-appliance-groups-domctl.patch"
@@ -37,8 +38,7 @@ static struct {
 	struct xs_handle *xs;
 } ctx;
 
-static void __attribute__((noreturn, format(printf, 2, 3)))
-die(int code, const char *fmt, ...)
+void die(int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -50,13 +50,14 @@ die(int code, const char *fmt, ...)
 	exit(code);
 }
 
-static void usage(FILE *f)
+void usage(FILE *f)
 {
 	fputs("usage: xfabctl group add NAME DOM...\n"
 	      "       xfabctl group remove DOM...\n"
 	      "       xfabctl group show [NAME] [--json]\n"
 	      "       xfabctl group frames DOM [--list]\n"
 	      "       xfabctl trust DOM DEV relaxed|strict\n"
+	      "       xfabctl status [DOM] [--json]\n"
 	      "DOM is a domain id or name; DEV a device such as vif/0 or vbd/51712.\n"
 	      "See docs/toolstack.md.\n", f);
 }
@@ -74,13 +75,13 @@ static void open_xencall(void)
 		die(EX_FAIL, "cannot allocate a hypercall buffer: %s", strerror(errno));
 }
 
-static void open_xs(void)
+struct xs_handle *open_xs(void)
 {
-	if (ctx.xs)
-		return;
-	ctx.xs = xs_open(0);
+	if (!ctx.xs)
+		ctx.xs = xs_open(0);
 	if (!ctx.xs)
 		die(EX_FAIL, "cannot connect to xenstore: %s", strerror(errno));
+	return ctx.xs;
 }
 
 /* Exits with a message naming the cause of RC, unless it is 0. */
@@ -115,7 +116,7 @@ static void group_call(uint32_t domid, struct xfab_group_op *op)
 	group_fail(domid, rc);
 }
 
-static char *xs_get(const char *fmt, ...)
+char *xs_get(const char *fmt, ...)
 {
 	char path[256];
 	unsigned int len;
@@ -124,11 +125,11 @@ static char *xs_get(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(path, sizeof(path), fmt, ap);
 	va_end(ap);
-	return xs_read(ctx.xs, XBT_NULL, path, &len);
+	return xs_read(open_xs(), XBT_NULL, path, &len);
 }
 
 /* A domain id from "12" or a name in /local/domain/D/name. */
-static uint32_t parse_dom(const char *s)
+uint32_t parse_dom(const char *s)
 {
 	char **ents, *end, *name;
 	unsigned int i, n;
@@ -492,6 +493,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "trust"))
 		return cmd_trust(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "status"))
+		return cmd_status(argc - 2, argv + 2);
 	if (strcmp(argv[1], "group") || argc < 3) {
 		fprintf(stderr, "xfabctl: unknown command '%s'\n", argv[1]);
 		usage(stderr);

@@ -19,6 +19,11 @@ spec = importlib.util.spec_from_file_location(
     "xfab_report", os.path.join(HERE, "..", "bench", "report.py"))
 report = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(report)
+spec = importlib.util.spec_from_file_location(
+    "xfab_status_check", os.path.join(HERE, "..", "vm", "guest",
+                                      "status_check.py"))
+status_check = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(status_check)
 
 CHANNEL_OK = """@@meta kernel 6.12.107+deb13-amd64
 @@meta xen 4.20.4-pre
@@ -380,6 +385,32 @@ class RunConfTest(unittest.TestCase):
         for bad in ("bench=4", "X", "A=it's"):
             with self.assertRaises(Exception):
                 run.env_pair(bad)
+
+
+class StatusCheckTest(unittest.TestCase):
+    """The scenarios' reading of `xfabctl status --json`."""
+    ROW = {"dev": "vif/0", "frontend_driver": "xfab_netfront",
+           "backend_driver": "xfab_netback", "group": "app",
+           "mode": ["xfab", "pool", "strict", "group"],
+           "counters": {"rx_packets": 5, "tx_packets": 0}}
+
+    def test_match(self):
+        self.assertEqual(status_check.check(
+            [self.ROW], "vif/0", "xfab_netfront", "xfab_netback",
+            ["pool", "!ro-grants", "rx_packets>0", "group=app"]), [])
+
+    def test_each_mismatch_named(self):
+        bad = status_check.check(
+            [self.ROW], "vif/0", "stock", "xen-netback",
+            ["ro-grants", "!pool", "tx_packets>0", "kicks>0", "group=db"])
+        self.assertEqual(len(bad), 7, bad)
+
+    def test_device_absent_or_twice(self):
+        self.assertEqual(len(status_check.check(
+            [self.ROW], "vbd/51728", "stock", "stock", [])), 1)
+        self.assertEqual(len(status_check.check(
+            [self.ROW, self.ROW], "vif/0", "xfab_netfront", "xfab_netback",
+            [])), 1)
 
 
 class BenchReportTest(unittest.TestCase):

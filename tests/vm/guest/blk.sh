@@ -200,6 +200,26 @@ blk_interop() {
 		--rw=randrw --bs=64k --iodepth=16 --size=32M --verify=crc32c --verify_fatal=1 \
 		--do_verify=1 >/tmp/fio.out 2>&1 || { tail -n 5 /tmp/fio.out; exit 1; }" >/dev/null || exit $?
 	blk_fs_tree d1 xvdc
+	blk_status_check "$fe" "$be" "$id"
+}
+
+# blk_status_check FE BE DOMID: what xfabctl status says of both disks
+# after blk_interop's I/O: the drivers, xfab or stock, and in relaxed
+# trust with xfab at both ends, read-only grants.
+blk_status_check() {
+	local fe=$1 be=$2 id=$3 dev mode trust
+	for dev in xvdb xvdc; do
+		mode=stock trust=strict
+		[ "$fe" = xfab_blkfront ] && [ "$be" = xfab_blkback ] && mode=xfab
+		blk_relaxed $dev && trust=relaxed
+		if [ $mode = xfab ] && [ $trust = relaxed ]; then
+			set -- ro-grants
+		else
+			set -- '!ro-grants'
+		fi
+		status_check "$id" "vbd/$(blk_handle $dev)" "$(status_fe "$fe")" \
+			"$be" $mode $trust "$@" 'rd_req>0' 'wr_req>0'
+	done
 }
 
 # ---- lifecycle ----

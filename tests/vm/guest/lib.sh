@@ -538,6 +538,10 @@ net_interop() {
 	log "ping 56..1472 bytes both ways: ok"
 
 	xfer_both_ways d1 10.0.0.2 "$size"
+	s=stock
+	[ "$fe" = xfab_netfront ] && [ "$be" = xfab_netback ] && s=pool
+	status_check "$id" vif/0 "$(status_fe "$fe")" "$be" "$s" strict \
+		'rx_packets>0' 'tx_packets>0'
 
 	domu_must d1 10 "iperf3 -s -D" >/dev/null || exit $?
 	sleep 1
@@ -573,6 +577,22 @@ net_interop() {
 	ip link set xenbr0 mtu 1500
 	log "jumbo ping 8972 bytes both ways: ok"
 }
+
+# status_check DOMID DEV FE BE WORD...: `xfabctl status DOMID --json`
+# reports DEV with FE and BE at its ends and each WORD (a mode word,
+# !word, counter>0, group=NAME: tests/vm/guest/status_check.py).
+status_check() {
+	local id=$1 dev=$2 out res
+	shift
+	out=$(xfabctl status "$id" --json 2>&1) || fail "xfabctl status $id: $out"
+	res=$(python3 "$XFAB/guest/status_check.py" "$@" <<<"$out" 2>&1) ||
+		fail "xfabctl status $id $dev: $res"
+	log "xfabctl status $id $dev: $res"
+}
+
+# What status names a driver: "stock" for a stock frontend (it writes no
+# xfab-driver key), the module for ours; stock backends by their module.
+status_fe() { case $1 in xfab_*) echo "$1" ;; *) echo stock ;; esac; }
 
 # ---- network lifecycle steps (scenarios 02x) ----
 

@@ -6,6 +6,8 @@
 #   what is wrong; a missing domain or device 4. `xfabctl trust` works on
 #   any Xen: it writes the frontend's xfab-trust key, and a domU may not
 #   use xfabctl to put domains in groups (refused, 3, or 5 on stock Xen).
+#   `xfabctl status` shows the stock pair in its table and JSON, and a
+#   driver name the guest forged in its own directory as "?".
 # Topology: dom0 (xfabctl, xen-netback) <-> domU d1 (xen-netfront; no
 #   xfab driver: the toolstack is what is under test).
 . /xfab/guest/lib.sh
@@ -47,9 +49,22 @@ must xfabctl trust "$d1" vif/0 strict
 [ "$(xenstore-read "/local/domain/$d1/device/vif/0/xfab-trust")" = strict ] ||
 	fail "xfabctl trust did not write xfab-trust=strict"
 
+# status: the stock pair as it is, and a forged driver name in the
+# guest's directory shown as "?", the JSON intact
+expect_rc 2 "unexpected argument '--bogus'" xfabctl status --bogus
+expect_rc 4 "no domain named 'nosuch'" xfabctl status nosuch
+must ping -c 2 -i 0.2 -W 5 10.0.0.2 >/dev/null
+status_check "$d1" vif/0 stock xen-netback stock strict 'rx_packets>0' 'tx_packets>0'
+must xenstore-write "/local/domain/$d1/device/vif/0/xfab-driver" 'ev"il\'
+status_check "$d1" vif/0 '?' xen-netback stock
+must xenstore-rm "/local/domain/$d1/device/vif/0/xfab-driver"
+out=$(must xfabctl status) || exit $?
+echo "$out" | grep -q "^ *$d1 d1 *vif/0 .*connected/connected *stock *xen-netback *stock,strict" ||
+	fail "xfabctl status table lacks d1's vif/0 line: $out"
+
 # from a domU: the hypervisor refuses (stock Xen cannot tell "not
 # privileged" from "unknown domctl" to a domU: both say EPERM)
 out=$(domu_exec d1 60 "xfabctl group add evil 0; echo rc=\$?" 2>&1)
 echo "$out" | grep -q "rc=3" || fail "xfabctl group add in a domU did not end 3: $out"
 echo "$out" | grep -q "refused" || fail "xfabctl in a domU gave no reason: $out"
-pass "xfabctl: patch missing named (5), usage (2), no domain (4), refused in a domU (3); trust relaxed/strict written"
+pass "xfabctl: patch missing named (5), usage (2), no domain (4), refused in a domU (3); trust relaxed/strict written; status of a stock pair"

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What xfabctl's command files share: exit codes, the open handles and
+ * the helpers that exit with a message (xfabctl.c).
+ */
+#ifndef XFABCTL_H
+#define XFABCTL_H
+
+#include <stdint.h>
+#include <xenstore.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+enum { EX_OK, EX_FAIL, EX_USAGE, EX_PERM, EX_NODOM, EX_NOPATCH };
+
+void die(int code, const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 2, 3)));
+void usage(FILE *f);
+/* The xenstore handle, opened on first use; exits if xenstored is absent. */
+struct xs_handle *open_xs(void);
+/* A xenstore value (malloc'd, NUL-terminated) or NULL if absent. */
+char *xs_get(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A domain id from "12" or a domain's name; exits if there is none. */
+uint32_t parse_dom(const char *s);
+
+int cmd_status(int argc, char **argv);
+
+#endif /* XFABCTL_H */
