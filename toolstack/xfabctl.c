@@ -290,11 +290,55 @@ static unsigned int group_id(const char *name, bool create)
 	return best;
 }
 
+/* `group add` is all or nothing: out go the domains it put in. */
+static void undo_joins(const uint32_t *doms, unsigned int n)
+{
+	struct xfab_group_op op;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		op = (struct xfab_group_op){ .op = XFAB_GROUP_LEAVE };
+		xfab_group_call(ctx.xc, ctx.dc, doms[i], &op);
+	}
+}
+
+/* Join DOM to group ID, or undo the joins so far and exit saying why. */
+static void join_or_undo(uint32_t dom, unsigned int id, const uint32_t *new,
+			 unsigned int nnew)
+{
+	struct xfab_group_op op = { .op = XFAB_GROUP_JOIN, .group = id };
+	int rc;
+
+	open_xencall();
+	rc = xfab_group_call(ctx.xc, ctx.dc, dom, &op);
+	if (rc)
+		undo_joins(new, nnew);
+	group_fail(dom, rc);
+}
+
+/* The domains named in ARGV, each checked free to join group NAME. */
+static unsigned int add_candidates(const char *name, int argc, char **argv,
+				   uint32_t *doms)
+{
+	unsigned int i;
+	char *v;
+
+	if (argc > MAX_MEMBERS)
+		die(EX_USAGE, "at most %d domains in a group", MAX_MEMBERS);
+	for (i = 0; i < (unsigned int)argc; i++) {
+		doms[i] = parse_dom(argv[i]);
+		v = xs_get("/local/domain/%u/xfab/group", doms[i]);
+		if (v && strcmp(v, name))
+			die(EX_FAIL, "domain %u is in group '%s'; remove it first", doms[i], v);
+		free(v);
+	}
+	return i;
+}
+
 static int cmd_group_add(int argc, char **argv)
 {
-	uint32_t ids[MAX_MEMBERS], dom;
-	struct xfab_group_op op;
-	unsigned int id, n, i, j;
+	uint32_t ids[MAX_MEMBERS], added[MAX_MEMBERS], doms[MAX_MEMBERS];
+	unsigned int id, n, i, j, ndoms, nadded = 0;
 	char *v;
 
 	if (argc < 2)
@@ -302,24 +346,22 @@ static int cmd_group_add(int argc, char **argv)
 	if (!valid_name(argv[0]))
 		die(EX_USAGE, "bad group name '%s': 1-32 letters, digits, '-', '_' or '.'", argv[0]);
 	open_xs();
+	ndoms = add_candidates(argv[0], argc - 1, argv + 1, doms);
 	id = group_id(argv[0], true);
 	v = xs_get("/xfab/groups/%s/members", argv[0]);
 	n = prune_gone(ids, parse_members(v, ids));
 	free(v);
-	for (i = 1; i < (unsigned int)argc; i++) {
-		dom = parse_dom(argv[i]);
-		v = xs_get("/local/domain/%u/xfab/group", dom);
-		if (v && strcmp(v, argv[0]))
-			die(EX_FAIL, "domain %u is in group '%s'; remove it first", dom, v);
-		free(v);
-		op = (struct xfab_group_op){ .op = XFAB_GROUP_JOIN, .group = id };
-		group_call(dom, &op);
-		for (j = 0; j < n && ids[j] != dom; j++)
+	for (i = 0; i < ndoms; i++) {
+		for (j = 0; j < n && ids[j] != doms[i]; j++)
 			;
+		if (j == n && n == MAX_MEMBERS) {
+			undo_joins(added, nadded);
+			die(EX_FAIL, "group '%s' is full (%d members)", argv[0], MAX_MEMBERS);
+		}
+		join_or_undo(doms[i], id, added, nadded);
 		if (j == n) {
-			if (n == MAX_MEMBERS)
-				die(EX_FAIL, "group '%s' is full (%d members)", argv[0], MAX_MEMBERS);
-			ids[n++] = dom;
+			ids[n++] = doms[i];
+			added[nadded++] = doms[i];
 		}
 	}
 	write_records(argv[0], id, ids, n);
