@@ -17,7 +17,7 @@ help:
 	@echo "make bench-quick    the same, one short round (a first look, minutes)"
 	@echo "make modules        build the kernel modules against KDIR ($(KDIR))"
 	@echo "make install        install them for that kernel (in updates/)"
-	@echo "make toolstack      toolstack/xfabctl (needs libxen-dev)"
+	@echo "make toolstack      toolstack/xfabctl and xfab-appliance (needs libxen-dev)"
 	@echo "make xen            Xen 4.20.4 with xen-patches/ applied (cached; testbed image chroot)"
 	@echo "make unit           userspace unit tests of common/ (ASan+UBSan)"
 	@echo "make fuzz           libFuzzer on common/'s validators (FUZZ_SECONDS=60 each)"
@@ -60,6 +60,7 @@ toolstack:
 	@mkdir -p $(TOOLSTACK_OUT)
 	$(CC) -O2 -Wall -Wextra -Werror -o $(TOOLSTACK_OUT)/xfabctl \
 		toolstack/xfabctl.c toolstack/status.c -lxenstore -lxencall
+	install -m 755 toolstack/xfab-appliance $(TOOLSTACK_OUT)/xfab-appliance
 
 build/unit/xfab-unit: $(UNIT_SRC) $(COMMON_SRC) $(wildcard common/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)

@@ -8,6 +8,8 @@
 #   use xfabctl to put domains in groups (refused, 3, or 5 on stock Xen).
 #   `xfabctl status` shows the stock pair in its table and JSON, and a
 #   driver name the guest forged in its own directory as "?".
+#   `xfab-appliance` names a bad line of its file (2), and on this Xen
+#   ends 5 naming the patch, having destroyed the member it created.
 # Topology: dom0 (xfabctl, xen-netback) <-> domU d1 (xen-netfront; no
 #   xfab driver: the toolstack is what is under test).
 . /xfab/guest/lib.sh
@@ -62,9 +64,23 @@ out=$(must xfabctl status) || exit $?
 echo "$out" | grep -q "^ *$d1 d1 *vif/0 .*connected/connected *stock *xen-netback *stock,strict" ||
 	fail "xfabctl status table lacks d1's vif/0 line: $out"
 
+# xfab-appliance: a bad file is named by its line (2); an appliance
+# with a group ends 5 naming the patch, and the domU it had created
+# paused is gone again
+A=$W/app
+mkdir -p "$A"
+{ cat "$XFAB/xl/domu.cfg"; echo 'vcpus = 1'; echo 'vif = []'; } >"$A/s1.cfg"
+printf 'appliance st\nmember dom0\nmember s1 s1.cfg\nfrob on\n' >"$A/bad.appliance"
+expect_rc 2 "bad.appliance:4: unknown keyword 'frob'" xfab-appliance check "$A/bad.appliance"
+printf 'appliance st\nmember s1 s1.cfg\n' >"$A/one.appliance"
+expect_rc 2 "a group needs two members" xfab-appliance up "$A/one.appliance"
+printf 'appliance st\nmember dom0\nmember s1 s1.cfg\n' >"$A/st.appliance"
+expect_rc 5 "xen-patches/0001" xfab-appliance up "$A/st.appliance"
+dom_gone s1 || fail "xfab-appliance left domain s1 after its failed up: $(xl list)"
+
 # from a domU: the hypervisor refuses (stock Xen cannot tell "not
 # privileged" from "unknown domctl" to a domU: both say EPERM)
 out=$(domu_exec d1 60 "xfabctl group add evil 0; echo rc=\$?" 2>&1)
 echo "$out" | grep -q "rc=3" || fail "xfabctl group add in a domU did not end 3: $out"
 echo "$out" | grep -q "refused" || fail "xfabctl in a domU gave no reason: $out"
-pass "xfabctl: patch missing named (5), usage (2), no domain (4), refused in a domU (3); trust relaxed/strict written; status of a stock pair"
+pass "xfabctl: patch missing named (5), usage (2), no domain (4), refused in a domU (3); trust relaxed/strict written; status of a stock pair; xfab-appliance errors"

@@ -1,0 +1,140 @@
+#!/bin/bash
+# 403 xfab-appliance: an appliance up and down from its file (patched Xen)
+# Objective: `xfab-appliance up` brings up dom0 and two domUs named in a
+#   file: it creates the domUs paused, puts all three in the group, sets
+#   the trust key of a1's vif while a1 is paused (so a1's xfab_netfront
+#   reads it when it connects: its TX is granted in place), and unpauses.
+#   `xfabctl status` then shows a1's vif as xfab with pools, relaxed, in
+#   group app, and the appliance's `status --json` is one JSON object
+#   naming the three members. `up` of a running appliance is refused.
+#   `down` takes every member out of the group, shuts the domUs down
+#   (they power off when asked, none is destroyed) and leaves no group
+#   record. Two failed bring-ups undo themselves: an xl config
+#   that does not start (the first member, already created, goes) and
+#   a group that cannot be joined (dom0 in another group: both created
+#   members go, exit 1 with xfabctl's reason).
+# Topology: dom0 (xfab_netback, xenbr0 10.0.0.1/24, xfab-appliance) <->
+#   a1 (xfab_netfront, 10.0.0.2/24, 1 vCPU), a2 (no network, 1 vCPU).
+. /xfab/guest/lib.sh
+
+xen_patched ||
+	error "not the patched Xen (xl info has no -xfab in xen_extra): run with --patched-xen"
+net_use_backend xfab_netback
+A=$W/appliance
+mkdir -p "$A"
+
+# domu_cfg NAME MODS VIF: an xl config for a testbed domU (domu_start's)
+domu_cfg() {
+	{
+		cat "$XFAB/xl/domu.cfg"
+		echo "name = \"$1-unused\""	# the appliance file names it
+		echo "vcpus = 1"
+		echo "vif = [ $3 ]"
+		echo "extra = \"console=hvc0 $DOMU_FAST_BOOT xfab.mods=$2 xfab.ip=${4:-}\""
+	} >"$A/$1.cfg"
+}
+domu_cfg a1 xfab_netfront "'mac=00:16:3e:00:00:02,bridge=xenbr0'" 10.0.0.2/24
+domu_cfg a2 xen-blkfront ""
+sed 's|^kernel = .*|kernel = "/nonexistent/vmlinux"|' "$A/a2.cfg" >"$A/broken.cfg"
+cat >"$A/app.appliance" <<EOF
+# scenario 403's appliance
+appliance app
+member dom0
+member a1 a1.cfg     # relative to this file
+member a2 $A/a2.cfg
+trust a1 vif/0 relaxed
+EOF
+printf 'appliance bad\nmember dom0\nmember a1 a1.cfg\nmember b2 broken.cfg\n' >"$A/bad.appliance"
+for n in a1 a2; do
+	echo $n >>"$W/expected-domains"
+	_stream_console $n
+done
+echo a1 >>"$W/xfab-domains"
+
+# app_run RC CMD...: xfab-appliance CMD must exit RC; its output in $out
+app_run() {
+	local want=$1 rc
+	shift
+	out=$(xfab-appliance "$@" 2>&1)
+	rc=$?
+	log "xfab-appliance $* -> $rc: $(echo "$out" | tail -n 4 | tr '\n' '|')"
+	[ "$rc" = "$want" ] || fail "xfab-appliance $* exited $rc, not $want: $out"
+}
+# nothing_left: no member domain, no group record, dom0 in no group
+nothing_left() {
+	local n
+	for n in a1 a2 b2; do
+		dom_gone $n || fail "$1: domain $n is still there: $(xl list)"
+	done
+	xenstore-read /xfab/groups/app/id >/dev/null 2>&1 && fail "$1: group app still recorded"
+	xenstore-read /local/domain/0/xfab/group >/dev/null 2>&1 &&
+		fail "$1: dom0 is still in group $(xenstore-read /local/domain/0/xfab/group)"
+	return 0
+}
+
+must xfab-appliance check "$A/app.appliance" >/dev/null
+
+# 1. a member that does not start: the one created before it goes
+app_run 1 up "$A/bad.appliance"
+echo "$out" | grep -q "xl create of b2 failed" || fail "no reason given for the failed up: $out"
+nothing_left "after the broken config"
+
+# 2. a group that cannot be joined: both created members go
+must xfabctl group add other 0 >/dev/null
+app_run 1 up "$A/app.appliance"
+echo "$out" | grep -q "domain 0 is in group 'other'" || fail "xfabctl's reason not passed on: $out"
+dom_gone a1 && dom_gone a2 || fail "members left after the failed join: $(xl list)"
+must xfabctl group remove 0 >/dev/null
+nothing_left "after the failed join"
+
+# 3. up for real
+t0=$SECONDS
+app_run 0 up "$A/app.appliance"
+figure up_secs $((SECONDS - t0))
+for n in a1 a2; do
+	domu_wait_ready $n "$(domu_id $n)"
+done
+a1=$(domu_id a1) a2=$(domu_id a2)
+app_run 1 up "$A/app.appliance"
+echo "$out" | grep -q "already runs" || fail "a second up gave no reason: $out"
+
+out=$(must xfabctl group show app --json) || exit $?
+python3 -c '
+import json, sys
+rows = json.loads(sys.argv[1])
+got = sorted((r["domid"], r["state"]) for r in rows)
+want = sorted((int(d), "member") for d in sys.argv[2:])
+sys.exit(0 if got == want else "group app: %s, want %s" % (got, want))
+' "$out" 0 "$a1" "$a2" || fail "xfabctl group show app --json: $out"
+[ "$(xenstore-read "/local/domain/$a1/device/vif/0/xfab-trust")" = relaxed ] ||
+	fail "a1's vif/0 has no xfab-trust=relaxed"
+out=$(domu_must a1 30 "dmesg | grep 'backend /local/domain/0/backend/vif'") || exit $?
+echo "$out" | grep -q "granted in place (relaxed trust)" ||
+	fail "a1's xfab_netfront did not take the trust set while it was paused: $out"
+must ping -c 3 -i 0.2 -W 5 10.0.0.2 >/dev/null
+status_check "$a1" vif/0 xfab_netfront xfab_netback pool relaxed group group=app \
+	'rx_packets>0' 'tx_packets>0'
+
+out=$(must xfab-appliance status "$A/app.appliance" --json) || exit $?
+python3 -c '
+import json, sys
+s = json.loads(sys.argv[1])
+m = {x["name"]: x for x in s["members"]}
+assert s["appliance"] == "app", s["appliance"]
+assert len(s["group"]) == 3, s["group"]
+assert sorted(m) == ["a1", "a2"], sorted(m)
+assert [d["dev"] for d in m["a1"]["devices"]] == ["vif/0"], m["a1"]
+assert m["a2"]["devices"] == [], m["a2"]
+' "$out" || fail "xfab-appliance status --json: $out"
+log "xfab-appliance status --json: ok"
+
+# 4. down
+t0=$SECONDS
+app_run 0 down "$A/app.appliance" --timeout 30
+figure down_secs $((SECONDS - t0))
+# the testbed's domUs power off when asked (domu-init): none destroyed
+echo "$out" | grep -q "destroying it" && fail "a member did not shut down when asked: $out"
+sed -i '/^a[12]$/d' "$W/expected-domains"
+nothing_left "after down"
+[ -z "$(xenstore-ls /xfab/groups 2>/dev/null)" ] || fail "group records left: $(xenstore-ls /xfab)"
+pass "xfab-appliance: up (paused create, group, trust, unpause), status, refused twice, down; two failed ups undone"
