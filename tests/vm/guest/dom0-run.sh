@@ -72,6 +72,10 @@ make_domu_initramfs() {
 	chmod 755 "$W/domu-run/init"
 	cp "$XFAB"/helpers/* "$W/domu-run/usr/local/bin/" 2>/dev/null
 	cp "$XFAB"/modules/*.ko "$W/domu-run/usr/lib/modules/$kver/xfab/" 2>/dev/null
+	# a driver domain's xl devd runs these (the testbed's quick ones)
+	mkdir -p "$W/domu-run/etc/xen/scripts"
+	cp "$XFAB"/guest/hotplug/* "$W/domu-run/etc/xen/scripts/"
+	: >"$W/domu-run/etc/xen/xl.conf"
 	(cd "$W/domu-run" && find . | cpio -o -H newc --quiet) >"$W/domu-run.cpio"
 	cat /opt/xfab/domu-base.cpio "$W/domu-run.cpio" >"$W/domu.cpio"
 }

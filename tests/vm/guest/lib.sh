@@ -107,7 +107,7 @@ domu_alive() {
 DOMU_FAST_BOOT="cryptomgr.notests initcall_blacklist=crypto_kdf108_init,init_encrypted,jent_mod_init"
 
 # domu_start NAME [--ip A.B.C.D/N] [--mac MAC] [--mods m1,m2] [--disk SPEC]
-#            [--vcpus N] [--mem MB] [--novif] [--kargs "WORDS"]
+#            [--vcpus N] [--mem MB] [--novif | --vif SPEC] [--kargs "WORDS"]
 #            [xl overrides...]
 # Boots a PV domU from $XFAB/xl/domu.cfg and waits until its agent answers.
 # --mods names the frontend modules its init loads explicitly (stock names
@@ -127,6 +127,8 @@ domu_start() {
 		--vcpus) vcpus=$2 && shift ;;
 		--mem) mem=$2 && shift ;;
 		--novif) vif=0 ip="" ;;
+		# the whole vif spec, e.g. one served by a driver domain
+		--vif) vif=$2 && shift ;;
 		--kargs) kargs=$2 && shift ;;
 		# run "CMD DOMID" between a paused xl create and the unpause
 		# (toolstack keys a driver must find when it loads)
@@ -136,7 +138,11 @@ domu_start() {
 		shift
 	done
 	local vifs="[]"
-	[ $vif = 1 ] && vifs="['mac=$mac,bridge=xenbr0']"
+	case $vif in
+	0) ;;
+	1) vifs="['mac=$mac,bridge=xenbr0']" ;;
+	*) vifs="['$vif']" ;;
+	esac
 	echo "$name" >>"$W/expected-domains"
 	# our code runs in it: a trap or death there is a FAIL (dom0-run.sh)
 	case ,$mods, in *,xfab_*) echo "$name" >>"$W/xfab-domains" ;; esac
@@ -194,6 +200,9 @@ xl_paused() {
 
 _stream_console() {
 	local f=/var/log/xen/console/guest-$1.log
+	# a domain started again under its name: its log is followed already
+	grep -qx "$1" "$W/streamed" 2>/dev/null && return
+	echo "$1" >>"$W/streamed"
 	touch "$f"
 	tail -n 0 -F "$f" 2>/dev/null | sed -u "s/^/[$1] /" >/dev/console &
 	echo $! >>"$W/tails"
@@ -351,7 +360,7 @@ lib_cleanup_domains() {
 	[ -f "$W/tails" ] && kill $(cat "$W/tails") 2>/dev/null
 	# A receiver whose sender died would hold its port into the next one.
 	pkill -f 'xfab-xfer recv' 2>/dev/null
-	rm -f "$W/tails" "$W/expected-domains" "$W/xfab-domains"
+	rm -f "$W/tails" "$W/streamed" "$W/expected-domains" "$W/xfab-domains"
 	# appliance groups (xfabctl): their members are gone
 	xenstore-rm /xfab 2>/dev/null
 }

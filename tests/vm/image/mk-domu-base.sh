@@ -52,6 +52,13 @@ copy_bin busybox kmod ip ethtool netperf netserver iperf3 fio iozone \
 for l in libxencall.so.1 libxenforeignmemory.so.1 libxentoolcore.so.1 libxentoollog.so.1; do
 	copy_file "/usr/lib/x86_64-linux-gnu/$l"
 done
+# xl, for `xl devd` in a driver domain: it runs the backends' hotplug
+# scripts there, as dom0's xl does for dom0's backends (the scripts come
+# with each run, beside the init).
+copy_bin /usr/lib/xen-4.20/bin/xl
+ln -sf /usr/lib/xen-4.20/bin/xl "$root/usr/sbin/xl"
+mkdir -p "$root"/var/lib/xen "$root"/var/log/xen "$root"/etc/xen/scripts "$root"/run/xen
+ln -sfn ../run "$root/var/run"
 for t in read write watch exists rm ls chmod; do
 	[ -e "$root/usr/bin/xenstore-$t" ] || ln -sf xenstore "$root/usr/bin/xenstore-$t"
 done
@@ -68,8 +75,11 @@ for a in $(busybox --list); do
 		ln -s busybox "$root/usr/bin/$a"
 done
 
-# Stock frontends and what ext4 and the reference RAM disk need, with deps.
-mods="xen-netfront xen-blkfront xen-privcmd ext4 brd crc32c_generic"
+# Stock frontends and what ext4 and the reference RAM disk need, with
+# deps; and what a driver domain needs: a bridge, the event-channel and
+# grant devices xl opens, the stock backends.
+mods="xen-netfront xen-blkfront xen-privcmd ext4 brd crc32c_generic \
+	bridge xen-evtchn xen-gntdev xen-netback xen-blkback"
 for m in $mods; do
 	modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
 done | sort -u | while read -r f; do
@@ -86,7 +96,7 @@ printf '127.0.0.1 localhost\n' >"$root/etc/hosts"
 # Fail the image build, not a later boot, if a tool cannot start in the
 # domU root (126/127: its loader or a library is missing); any other exit
 # status is the tool's own answer to --help.
-for t in kmod xenstore-write ip ethtool fio netperf iperf3 mke2fs; do
+for t in kmod xenstore-write ip ethtool fio netperf iperf3 mke2fs xl; do
 	rc=0
 	chroot "$root" "$(command -v $t)" --help >/dev/null 2>&1 || rc=$?
 	if [ $rc = 126 ] || [ $rc = 127 ]; then
