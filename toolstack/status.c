@@ -420,6 +420,16 @@ static void print_row(const struct dev_view *d)
 	printf("\n");
 }
 
+/* This domain's id (the relative key "domid"); dom0 if it has none. */
+static uint32_t own_domid(void)
+{
+	char *v = xs_get("domid");
+	uint32_t id = v ? (uint32_t)strtoul(v, NULL, 10) : 0;
+
+	free(v);
+	return id;
+}
+
 static bool all_digits(const char *s)
 {
 	return *s && strspn(s, "0123456789") == strlen(s) && strlen(s) < 16;
@@ -477,7 +487,7 @@ int cmd_status(int argc, char **argv)
 			die(EX_USAGE, "status: unexpected argument '%s' (usage: xfabctl status [DOM] [--json])",
 			    argv[i]);
 	}
-	self = (uint32_t)xs_num(0, "%s%s", "domid", "");
+	self = own_domid();
 	if (json)
 		printf("[");
 	else
