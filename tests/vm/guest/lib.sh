@@ -156,6 +156,41 @@ domu_start() {
 	domu_wait_ready "$name" "$id"
 }
 
+# domu_cfg FILE MODS IP KARGS [XL-LINE...]: an xl config for a testbed
+# domU like domu_start's, for a tool that creates the domain itself
+# (xfab-appliance); it names the domain, so the config's name is a
+# placeholder.
+domu_cfg() {
+	local f=$1 mods=$2 ip=$3 kargs=$4
+	shift 4
+	{
+		cat "$XFAB/xl/domu.cfg"
+		echo "name = \"unnamed\""
+		echo "extra = \"console=hvc0 $DOMU_FAST_BOOT $kargs xfab.mods=$mods xfab.ip=$ip\""
+		printf '%s\n' "$@"
+	} >"$f"
+}
+
+# domu_expect NAME [xfab]: a domU a tool will create: it must stay alive
+# (a death FAILs the scenario), its console goes to ours, and with xfab
+# our modules run in it (a trap there is a FAIL).
+domu_expect() {
+	echo "$1" >>"$W/expected-domains"
+	[ "${2:-}" = xfab ] && echo "$1" >>"$W/xfab-domains"
+	_stream_console "$1"
+}
+
+# appliance_run RC CMD...: xfab-appliance CMD must exit RC; its output is
+# left in $out.
+appliance_run() {
+	local want=$1 rc
+	shift
+	out=$(xfab-appliance "$@" 2>&1)
+	rc=$?
+	log "xfab-appliance $* -> $rc: $(echo "$out" | tail -n 4 | tr '\n' '|')"
+	[ "$rc" = "$want" ] || fail "xfab-appliance $* exited $rc, not $want: $out"
+}
+
 # domu_wait_ready NAME DOMID: until the domU's init says it is ready.
 # xenstore-read is cheap; xl list costs about a second under TCG, so a
 # dead domain is looked for every 2 s only (it was every poll, and the

@@ -23,18 +23,9 @@ net_use_backend xfab_netback
 A=$W/appliance
 mkdir -p "$A"
 
-# domu_cfg NAME MODS VIF: an xl config for a testbed domU (domu_start's)
-domu_cfg() {
-	{
-		cat "$XFAB/xl/domu.cfg"
-		echo "name = \"$1-unused\""	# the appliance file names it
-		echo "vcpus = 1"
-		echo "vif = [ $3 ]"
-		echo "extra = \"console=hvc0 $DOMU_FAST_BOOT xfab.mods=$2 xfab.ip=${4:-}\""
-	} >"$A/$1.cfg"
-}
-domu_cfg a1 xfab_netfront "'mac=00:16:3e:00:00:02,bridge=xenbr0'" 10.0.0.2/24
-domu_cfg a2 xen-blkfront ""
+domu_cfg "$A/a1.cfg" xfab_netfront 10.0.0.2/24 "" "vcpus = 1" \
+	"vif = [ 'mac=00:16:3e:00:00:02,bridge=xenbr0' ]"
+domu_cfg "$A/a2.cfg" xen-blkfront "" "" "vcpus = 1" "vif = [ ]"
 sed 's|^kernel = .*|kernel = "/nonexistent/vmlinux"|' "$A/a2.cfg" >"$A/broken.cfg"
 cat >"$A/app.appliance" <<EOF
 # scenario 403's appliance
@@ -45,21 +36,8 @@ member a2 $A/a2.cfg
 trust a1 vif/0 relaxed
 EOF
 printf 'appliance bad\nmember dom0\nmember a1 a1.cfg\nmember b2 broken.cfg\n' >"$A/bad.appliance"
-for n in a1 a2; do
-	echo $n >>"$W/expected-domains"
-	_stream_console $n
-done
-echo a1 >>"$W/xfab-domains"
-
-# app_run RC CMD...: xfab-appliance CMD must exit RC; its output in $out
-app_run() {
-	local want=$1 rc
-	shift
-	out=$(xfab-appliance "$@" 2>&1)
-	rc=$?
-	log "xfab-appliance $* -> $rc: $(echo "$out" | tail -n 4 | tr '\n' '|')"
-	[ "$rc" = "$want" ] || fail "xfab-appliance $* exited $rc, not $want: $out"
-}
+domu_expect a1 xfab
+domu_expect a2
 # nothing_left: no member domain, no group record, dom0 in no group
 nothing_left() {
 	local n
@@ -75,13 +53,13 @@ nothing_left() {
 must xfab-appliance check "$A/app.appliance" >/dev/null
 
 # 1. a member that does not start: the one created before it goes
-app_run 1 up "$A/bad.appliance"
+appliance_run 1 up "$A/bad.appliance"
 echo "$out" | grep -q "xl create of b2 failed" || fail "no reason given for the failed up: $out"
 nothing_left "after the broken config"
 
 # 2. a group that cannot be joined: both created members go
 must xfabctl group add other 0 >/dev/null
-app_run 1 up "$A/app.appliance"
+appliance_run 1 up "$A/app.appliance"
 echo "$out" | grep -q "domain 0 is in group 'other'" || fail "xfabctl's reason not passed on: $out"
 dom_gone a1 && dom_gone a2 || fail "members left after the failed join: $(xl list)"
 must xfabctl group remove 0 >/dev/null
@@ -89,13 +67,13 @@ nothing_left "after the failed join"
 
 # 3. up for real
 t0=$SECONDS
-app_run 0 up "$A/app.appliance"
+appliance_run 0 up "$A/app.appliance"
 figure up_secs $((SECONDS - t0))
 for n in a1 a2; do
 	domu_wait_ready $n "$(domu_id $n)"
 done
 a1=$(domu_id a1) a2=$(domu_id a2)
-app_run 1 up "$A/app.appliance"
+appliance_run 1 up "$A/app.appliance"
 echo "$out" | grep -q "already runs" || fail "a second up gave no reason: $out"
 
 out=$(must xfabctl group show app --json) || exit $?
@@ -130,7 +108,7 @@ log "xfab-appliance status --json: ok"
 
 # 4. down
 t0=$SECONDS
-app_run 0 down "$A/app.appliance" --timeout 30
+appliance_run 0 down "$A/app.appliance" --timeout 30
 figure down_secs $((SECONDS - t0))
 # the testbed's domUs power off when asked (domu-init): none destroyed
 echo "$out" | grep -q "destroying it" && fail "a member did not shut down when asked: $out"
