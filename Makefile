@@ -56,10 +56,13 @@ helpers:
 # (Debian: libxen-dev); the appliance-group commands need a hypervisor
 # with xen-patches/ applied.
 TOOLSTACK_OUT ?= build/toolstack
+# CFLAGS from the environment when set (dpkg-buildflags in make deb)
+TOOLSTACK_CFLAGS ?= $(or $(CFLAGS),-O2)
 toolstack:
 	@mkdir -p $(TOOLSTACK_OUT)
-	$(CC) -O2 -Wall -Wextra -Werror -o $(TOOLSTACK_OUT)/xfabctl \
-		toolstack/xfabctl.c toolstack/status.c -lxenstore -lxencall
+	$(CC) $(TOOLSTACK_CFLAGS) -Wall -Wextra -Werror $(CPPFLAGS) \
+		-o $(TOOLSTACK_OUT)/xfabctl toolstack/xfabctl.c toolstack/status.c \
+		$(LDFLAGS) -lxenstore -lxencall
 	install -m 755 toolstack/xfab-appliance $(TOOLSTACK_OUT)/xfab-appliance
 
 build/unit/xfab-unit: $(UNIT_SRC) $(COMMON_SRC) $(wildcard common/*.h tests/unit/*.h)
