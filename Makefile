@@ -8,7 +8,7 @@ UNIT_CFLAGS := -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
 COMMON_SRC := $(filter-out common/xfab_kstats.c,$(wildcard common/*.c))
 UNIT_SRC := $(wildcard tests/unit/*.c)
 
-.PHONY: help modules install helpers toolstack xen unit unit-core unit-harness fuzz style sparse check check-full vm-check bench bench-quick deps \
+.PHONY: help modules install helpers toolstack xen deb unit unit-core unit-harness fuzz style sparse check check-full vm-check bench bench-quick deps \
 	testbed-clean clean
 
 help:
@@ -19,6 +19,7 @@ help:
 	@echo "make install        install them for that kernel (in updates/)"
 	@echo "make toolstack      toolstack/xfabctl and xfab-appliance (needs libxen-dev)"
 	@echo "make xen            Xen 4.20.4 with xen-patches/ applied (cached; testbed image chroot)"
+	@echo "make deb            xfab-dkms and xfab-utils .debs of HEAD into build/deb (docs/packages.md)"
 	@echo "make unit           userspace unit tests of common/ (ASan+UBSan)"
 	@echo "make fuzz           libFuzzer on common/'s validators (FUZZ_SECONDS=60 each)"
 	@echo "make style          checkpatch.pl over the kernel code (no findings)"
@@ -64,6 +65,9 @@ toolstack:
 		-o $(TOOLSTACK_OUT)/xfabctl toolstack/xfabctl.c toolstack/status.c \
 		$(LDFLAGS) -lxenstore -lxencall
 	install -m 755 toolstack/xfab-appliance $(TOOLSTACK_OUT)/xfab-appliance
+
+deb:
+	packaging/deb.sh
 
 build/unit/xfab-unit: $(UNIT_SRC) $(COMMON_SRC) $(wildcard common/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)
