@@ -9,6 +9,7 @@
 #   5. one testbed boot running the scenario suite on Debian's Xen, and
 #      one on Xen with xen-patches/ (built and cached) for the scenarios
 #      that need it (numbered 400-499: appliance groups)
+#   check-full also builds and installs the Debian packages (tests/pkg.sh)
 # Ends with "N passed, N failed, N skipped" over all of them.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -134,6 +135,14 @@ count_boot() {
 		count 0 1
 	fi
 }
+
+# check-full: the packages, built and installed as docs/packages.md says
+if [ -n "${XFAB_FULL:-}" ]; then
+	stage "packages: make deb, apt install, DKMS for 6.12 and 6.1"
+	out=$(tests/pkg.sh 2>&1)
+	echo "$out"
+	count "$(grep -c '^PASS ' <<<"$out")" "$(grep -c '^FAIL ' <<<"$out")"
+fi
 
 # a scenario that ended in ERROR (sick testbed) runs once more in a fresh
 # boot; its verdict there counts (tests/vm/run.py --rerun-errors)
