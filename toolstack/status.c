@@ -54,19 +54,16 @@ static const char *const state_names[] = {
 /* A short name fit to print, or "?" when it is not one (peers write it). */
 static void copy_name(char *dst, const char *src)
 {
-	size_t n = src ? strlen(src) : 0;
-
-	if (!src || !n || n >= NAME_LEN ||
-	    strspn(src, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") != n)
-		src = src ? "?" : "";
-	snprintf(dst, NAME_LEN, "%s", src);
+	if (src && !valid_name(src))
+		src = "?";
+	/* valid_name() bounds it to 32: the precision says so to gcc */
+	snprintf(dst, NAME_LEN, "%.32s", src ? src : "");
 }
 
-/* A number in xenstore, or DFLT when absent or not a number. */
-static long xs_num(long dflt, const char *fmt, const char *dir,
-		   const char *key)
+/* DIR/KEY in xenstore as a number, or DFLT when absent or not a number. */
+static long key_num(const char *dir, const char *key, long dflt)
 {
-	char *v = xs_get(fmt, dir, key), *end;
+	char *v = xs_get("%s/%s", dir, key), *end;
 	long n;
 
 	if (!v)
@@ -77,11 +74,6 @@ static long xs_num(long dflt, const char *fmt, const char *dir,
 		n = dflt;
 	free(v);
 	return n;
-}
-
-static long key_num(const char *dir, const char *key, long dflt)
-{
-	return xs_num(dflt, "%s/%s", dir, key);
 }
 
 static bool key_is(const char *dir, const char *key, const char *want)

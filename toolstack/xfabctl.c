@@ -156,7 +156,7 @@ uint32_t parse_dom(const char *s)
 	die(EX_NODOM, "no domain named '%s'", s);
 }
 
-static bool valid_name(const char *s)
+bool valid_name(const char *s)
 {
 	size_t i, n = strlen(s);
 

@@ -6,7 +6,9 @@
 #ifndef XFABCTL_H
 #define XFABCTL_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <xenstore.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -20,6 +22,8 @@ void usage(FILE *f);
 struct xs_handle *open_xs(void);
 /* A xenstore value (malloc'd, NUL-terminated) or NULL if absent. */
 char *xs_get(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* 1-32 letters, digits, '-', '_' or '.': a group name, or one we print. */
+bool valid_name(const char *s);
 /* A domain id from "12" or a domain's name; exits if there is none. */
 uint32_t parse_dom(const char *s);
 
