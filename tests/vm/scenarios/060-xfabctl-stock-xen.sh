@@ -69,7 +69,7 @@ echo "$out" | grep -q "^ *$d1 d1 *vif/0 .*connected/connected *stock *xen-netbac
 # paused is gone again
 A=$W/app
 mkdir -p "$A"
-{ cat "$XFAB/xl/domu.cfg"; echo 'vcpus = 1'; echo 'vif = []'; } >"$A/s1.cfg"
+domu_cfg "$A/s1.cfg" "" "" "" "vcpus = 1" "vif = []"
 printf 'appliance st\nmember dom0\nmember s1 s1.cfg\nfrob on\n' >"$A/bad.appliance"
 expect_rc 2 "bad.appliance:4: unknown keyword 'frob'" xfab-appliance check "$A/bad.appliance"
 printf 'appliance st\nmember s1 s1.cfg\n' >"$A/one.appliance"
