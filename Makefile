@@ -8,7 +8,7 @@ UNIT_CFLAGS := -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
 COMMON_SRC := $(filter-out common/xfab_kstats.c,$(wildcard common/*.c))
 UNIT_SRC := $(wildcard tests/unit/*.c)
 
-.PHONY: help modules install helpers toolstack xen deb unit unit-core unit-harness fuzz style sparse check check-full vm-check bench bench-quick deps \
+.PHONY: help modules install helpers toolstack xen deb kernel-patch unit unit-core unit-harness fuzz style sparse check check-full vm-check bench bench-quick deps \
 	testbed-clean clean
 
 help:
@@ -20,6 +20,7 @@ help:
 	@echo "make toolstack      toolstack/xfabctl and xfab-appliance (needs libxen-dev)"
 	@echo "make xen            Xen 4.20.4 with xen-patches/ applied (cached; testbed image chroot)"
 	@echo "make deb            xfab-dkms and xfab-utils .debs of HEAD into build/deb (docs/packages.md)"
+	@echo "make kernel-patch KSRC=DIR  drivers/xen/xfab for that Linux tree (docs/kernel-patch.md)"
 	@echo "make unit           userspace unit tests of common/ (ASan+UBSan)"
 	@echo "make fuzz           libFuzzer on common/'s validators (FUZZ_SECONDS=60 each)"
 	@echo "make style          checkpatch.pl over the kernel code (no findings)"
@@ -68,6 +69,13 @@ toolstack:
 
 deb:
 	packaging/deb.sh
+
+# drivers/xen/xfab, Kconfig and Makefile hooks, the compat header reduced
+# to what that tree's kernel needs; into build/kernel-patch/
+kernel-patch:
+	@[ -n "$(KSRC)" ] || { echo "make kernel-patch: set KSRC to a Linux source tree," \
+		"e.g. KSRC=/usr/src/linux-source-6.12" >&2; exit 2; }
+	packaging/kernel-patch.py $(KSRC)
 
 build/unit/xfab-unit: $(UNIT_SRC) $(COMMON_SRC) $(wildcard common/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)

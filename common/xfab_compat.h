@@ -66,8 +66,8 @@ static inline void xfab_bdev_put(struct block_device *bdev, struct file *file,
 {
 	blkdev_put(bdev, mode);
 }
-/* bdev_file_open_by_dev() has no macro to test for */
 #elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+/* a version test: bdev_file_open_by_dev() has no macro to test for */
 #include <linux/file.h>
 #define XFAB_BDEV_FILE 1
 typedef blk_mode_t blk_mode_t_compat;

@@ -5,6 +5,7 @@ import importlib.util
 import io
 import json
 import os
+import re
 import sys
 import tempfile
 import unittest
@@ -24,6 +25,11 @@ spec = importlib.util.spec_from_file_location(
                                       "status_check.py"))
 status_check = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(status_check)
+spec = importlib.util.spec_from_file_location(
+    "xfab_kernel_patch", os.path.join(HERE, "..", "..", "packaging",
+                                      "kernel-patch.py"))
+kpatch = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(kpatch)
 
 CHANNEL_OK = """@@meta kernel 6.12.107+deb13-amd64
 @@meta xen 4.20.4-pre
@@ -411,6 +417,65 @@ class StatusCheckTest(unittest.TestCase):
         self.assertEqual(len(status_check.check(
             [self.ROW, self.ROW], "vif/0", "xfab_netfront", "xfab_netback",
             [])), 1)
+
+
+class KernelPatchTest(unittest.TestCase):
+    """packaging/kernel-patch.py: the compat header reduced for one
+    kernel, and the drivers' Kbuild in the tree's form."""
+
+    def setUp(self):
+        with open(os.path.join(HERE, "..", "..", "common", "xfab_compat.h")) as f:
+            self.compat = f.read()
+
+    def reduce(self, version, have):
+        out = kpatch.reduce_compat(self.compat, version, set(have))
+        # what stays is balanced, and no kernel test is left in it
+        self.assertEqual(len(re.findall(r"^#if", out, re.M)),
+                         len(re.findall(r"^#endif", out, re.M)))
+        self.assertNotIn("LINUX_VERSION_CODE", out)
+        self.assertNotIn("#error", out)
+        self.assertIn("#ifdef XFAB_COMPAT_BLOCK", out)
+        return out
+
+    def test_debian12(self):
+        out = self.reduce((6, 1, 0), [])
+        self.assertIn("#define XFAB_XENBUS_UEVENT_CONST\n", out)
+        self.assertIn("from_timer(var, t, field)", out)
+        self.assertIn("blkdev_get_by_dev", out)
+        self.assertIn("blk_queue_write_cache", out)
+        self.assertNotIn("bdev_file_open_by_dev(", out)
+        self.assertNotIn("linux/version.h", out)
+
+    def test_debian13(self):
+        out = self.reduce((6, 12, 117), ["BLK_OPEN_READ", "BLK_FEAT_WRITE_CACHE"])
+        self.assertIn("#define XFAB_XENBUS_UEVENT_CONST const", out)
+        self.assertIn("bdev_file_open_by_dev", out)
+        self.assertIn(".features = l->write_cache", out)
+        self.assertNotIn("blkdev_get_by_dev(", out)
+        self.assertNotIn("timer_container_of(var", out)
+
+    def test_newer_timer_api(self):
+        out = self.reduce((6, 16, 0), ["timer_container_of", "BLK_OPEN_READ",
+                                       "BLK_FEAT_WRITE_CACHE"])
+        self.assertIn("timer_container_of(var, t, field)", out)
+        self.assertNotIn("from_timer(var", out)
+
+    def test_unsupported_kernel_names_why(self):
+        with self.assertRaises(SystemExit) as e:
+            kpatch.reduce_compat(self.compat, (6, 7, 0), {"BLK_OPEN_READ"})
+        self.assertIn("6.5 to 6.8", str(e.exception))
+
+    def test_unknown_kernel_test_refused(self):
+        with self.assertRaises(SystemExit):
+            kpatch.reduce_compat("#if LINUX_VERSION_CODE > 0x60000\n#endif\n",
+                                 (6, 1, 0), set())
+
+    def test_driver_makefile(self):
+        mk = kpatch.driver_makefile("netfront", "XFAB_NETFRONT")
+        self.assertIn("obj-$(CONFIG_XFAB_NETFRONT) += xfab_netfront.o", mk)
+        self.assertIn("ifeq ($(CONFIG_XFAB_NETFRONT),m)\nxfab_netfront-y += core.o", mk)
+        self.assertNotIn("-Werror", mk)
+        self.assertNotIn("obj-m", mk)
 
 
 class BenchReportTest(unittest.TestCase):
