@@ -10,6 +10,7 @@
 #      one on Xen with xen-patches/ (built and cached) for the scenarios
 #      that need it (numbered 400-499: appliance groups)
 #   check-full also builds and installs the Debian packages (tests/pkg.sh)
+#   and builds the kernel patch in Debian's 6.12 tree (tests/kpatch.sh)
 # Ends with "N passed, N failed, N skipped" over all of them.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -136,12 +137,20 @@ count_boot() {
 	fi
 }
 
-# check-full: the packages, built and installed as docs/packages.md says
-if [ -n "${XFAB_FULL:-}" ]; then
-	stage "packages: make deb, apt install, DKMS for 6.12 and 6.1"
-	out=$(tests/pkg.sh 2>&1)
+# a script printing a PASS or FAIL line per check, counted here
+counted() {
+	local out
+	out=$("$@" 2>&1)
 	echo "$out"
 	count "$(grep -c '^PASS ' <<<"$out")" "$(grep -c '^FAIL ' <<<"$out")"
+}
+# check-full: the packages, built and installed as docs/packages.md says,
+# and the kernel patch built in Debian's tree (docs/kernel-patch.md)
+if [ -n "${XFAB_FULL:-}" ]; then
+	stage "packages: make deb, apt install, DKMS for 6.12 and 6.1"
+	counted tests/pkg.sh
+	stage "kernel patch: Debian's linux-source-6.12, the five =m and =y"
+	counted tests/kpatch.sh
 fi
 
 # a scenario that ended in ERROR (sick testbed) runs once more in a fresh
