@@ -60,32 +60,40 @@ KCONFIG_ENTRIES = {
 	depends on XEN_NETDEV_FRONTEND != y
 	select XEN_XENBUS_FRONTEND""", """\
 	  The guest side of a Xen virtual network interface (vif), in
-	  place of xen-netfront. Module: xfab_netfront."""),
+	  place of xen-netfront: the netif protocol, so it works with
+	  xen-netback too. With xfab_netback at the other end it sends
+	  from pages the backend maps once, instead of per-packet grants.
+	  Module: xfab_netfront."""),
     "netback": ("XFAB_NETBACK", "network backend (dom0, driver domain)", """\
 	depends on XEN_BACKEND && NET
 	depends on XEN_NETDEV_BACKEND != y""", """\
 	  The host side of a Xen virtual network interface: a vifD.N
-	  device per guest interface, in place of xen-netback, with LRO
-	  on the path to the guest. Module: xfab_netback."""),
+	  device per guest interface, in place of xen-netback. It serves
+	  xen-netfront as well as xfab_netfront, merges a guest's TCP
+	  segments (LRO) before the host's stack, and counts what it
+	  drops in ethtool -S. Module: xfab_netback."""),
     "blkfront": ("XFAB_BLKFRONT", "block frontend (domU)", """\
 	depends on BLOCK
 	depends on XEN_BLKDEV_FRONTEND != y
 	select XEN_XENBUS_FRONTEND""", """\
 	  The guest side of a Xen virtual block device (xvd*), in place
-	  of xen-blkfront. A root disk on it needs it built in or in the
+	  of xen-blkfront: the blkif protocol, so it works with
+	  xen-blkback too. A root disk on it needs it built in or in the
 	  initramfs. Module: xfab_blkfront."""),
     "blkback": ("XFAB_BLKBACK", "block backend (dom0, driver domain)", """\
 	depends on XEN_BACKEND && BLOCK
 	depends on XEN_BLKDEV_BACKEND != y""", """\
 	  The host side of a Xen virtual block device, in place of
-	  xen-blkback, with read-only grants mapped once for an xfab
-	  guest. Module: xfab_blkback."""),
-    "window": ("XFAB_WINDOW", "read-only windows into group members (PV dom0)", """\
+	  xen-blkback: it serves xen-blkfront as well as xfab_blkfront,
+	  and for an xfab guest the toolstack trusts it maps read-only
+	  grants once and keeps them. Counters are in sysfs.
+	  Module: xfab_blkback."""),
+    "window": ("XFAB_WINDOW", "read-only windows into group members (PV)", """\
 	depends on XEN_PV""", """\
-	  Maps an appliance-group member's memory read-only into this
-	  domain, for the drivers' pointer-passing mode. Needs a
-	  hypervisor with xfab's patches (xen-patches/ in xfab's
-	  source); on any other it loads and maps nothing.
+	  Maps the memory of the other members of this domain's
+	  appliance group read-only into it, for the drivers'
+	  pointer-passing mode. Needs a hypervisor with xfab's patches
+	  (its xen-patches/ directory); on any other it maps nothing.
 	  Module: xfab_window."""),
 }
 
@@ -350,12 +358,13 @@ def main():
     parts = [udiff(p, old, new) for p, (old, new) in hooks(ksrc).items()]
     parts += [udiff(p, None, t) for p, t in sorted(tree_files(version, have).items())]
     vstr = "%d.%d.%d" % version
+    # a commit message, then "---": checkpatch and git am read it so
     head = (f"xfab {describe()}: drivers/xen/xfab for Linux {vstr}\n\n"
-            "The xfab Xen network and block drivers, with Kconfig entries under\n"
-            "Device Drivers > Xen driver support. Written by xfab's make kernel-patch;\n"
-            "apply with patch -p1 in the tree.\n"
-            "Kernel macros xfab_compat.h tests, found: "
-            f"{', '.join(sorted(have)) or 'none'}.\n\n")
+            "The xfab Xen network and block drivers, with Kconfig entries\n"
+            "under Device Drivers > Xen driver support. Written by xfab's\n"
+            "make kernel-patch; apply with patch -p1 in the tree.\n\n"
+            "Kernel macros xfab_compat.h tests, found in this tree:\n"
+            f"{', '.join(sorted(have)) or 'none'}.\n---\n")
     os.makedirs(outdir, exist_ok=True)
     out = os.path.join(outdir, f"xfab-linux-{vstr}.patch")
     with open(out, "w") as f:

@@ -93,6 +93,21 @@ if ! "$top"/packaging/kernel-patch.py "$root/usr/src/linux" "$out"; then
 fi
 patch=$(ls "$out"/*.patch)
 ok "make kernel-patch wrote $(basename "$patch") ($(grep -c '^+++ ' "$patch") files)"
+# the tree's own checkpatch, as a maintainer would run it on the patch.
+# Ignored: the sign-off (the one who submits it signs), and what make
+# style allows per file (tests/style.sh: the compat header's typedef,
+# xfab_types.h's userspace READ_ONCE) or sees only in a patch (a
+# _Static_assert message in common/'s userspace part, 102 columns)
+cp "$patch" "$root/tmp/xfab.patch"
+out=$(in_root "cd /usr/src/linux && perl scripts/checkpatch.pl --no-tree --terse --show-types \
+	--ignore MISSING_SIGN_OFF,FILE_PATH_CHANGES,NEW_TYPEDEFS,VOLATILE,LONG_LINE_STRING \
+	/tmp/xfab.patch" 2>&1 | grep -v '^total: ')
+if [ -z "$out" ]; then
+	ok "the tree's checkpatch.pl: no findings in the patch"
+else
+	echo "$out" | head -n 20
+	bad "the tree's checkpatch.pl: $(echo "$out" | wc -l) findings in the patch"
+fi
 sum=$(sha256sum "$patch" | cut -c1-16)
 if [ -f "$dir/passed-$sum" ]; then
 	echo "[kpatch] this patch built in this tree before ($(cat "$dir/passed-$sum")): not again"
