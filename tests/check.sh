@@ -9,8 +9,9 @@
 #   5. one testbed boot running the scenario suite on Debian's Xen, and
 #      one on Xen with xen-patches/ (built and cached) for the scenarios
 #      that need it (numbered 400-499: appliance groups)
-#   check-full also builds and installs the Debian packages (tests/pkg.sh)
-#   and builds the kernel patch in Debian's 6.12 tree (tests/kpatch.sh)
+#   check-full also builds and installs the Debian packages (tests/pkg.sh),
+#   boots dom0 with them installed (scenarios 300-399) and builds the
+#   kernel patch in Debian's 6.12 tree (tests/kpatch.sh)
 # Ends with "N passed, N failed, N skipped" over all of them.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -164,11 +165,13 @@ scen_args=(--rerun-errors 3)
 # subset that covers each defect fixed (tests/vm/guest/hostile.sh)
 [ -n "${XFAB_FULL:-}" ] && scen_args+=(--env HOSTILE_FULL=1)
 # SCENARIOS picks a subset: each boot runs its share of it
-stock_scen=() patched_scen=()
+stock_scen=() patched_scen=() dkms_scen=()
 if [ -n "${SCENARIOS:-}" ]; then
 	for n in $SCENARIOS; do
 		if [ "$n" -ge 400 ] 2>/dev/null && [ "$n" -lt 500 ]; then
 			patched_scen+=("$n")
+		elif [ "$n" -ge 300 ] 2>/dev/null && [ "$n" -lt 400 ]; then
+			dkms_scen+=("$n")
 		else
 			stock_scen+=("$n")
 		fi
@@ -200,5 +203,13 @@ if [ -z "${SCENARIOS:-}" ] || [ ${#patched_scen[@]} -gt 0 ]; then
 		count 0 1
 		;;
 	esac
+fi
+# check-full (or SCENARIOS naming one): dom0 booted from a root with the
+# .debs installed, the modules DKMS built there (numbered 300-399)
+if { [ -z "${SCENARIOS:-}" ] && [ -n "${XFAB_FULL:-}" ]; } || [ ${#dkms_scen[@]} -gt 0 ]; then
+	stage "testbed scenarios with the packages installed in dom0 (one boot)"
+	tests/vm/run.py "${scen_args[@]}" --dkms --tag vm-dkms \
+		${SCENARIOS:+--scenarios "${dkms_scen[*]}"}
+	count_boot vm-dkms
 fi
 finish

@@ -381,6 +381,17 @@ class RunConfTest(unittest.TestCase):
         self.assertNotIn("401", stock)
         self.assertFalse([n for n in patched if not 400 <= int(n) < 500])
 
+    def test_dkms_scenarios_run_only_in_their_boot(self):
+        with tempfile.TemporaryDirectory() as d:
+            for f in ("001-a.sh", "301-dkms.sh", "401-group.sh", "501-soak.sh"):
+                open(os.path.join(d, f), "w").close()
+            self.assertEqual(run.numbered(d), "001 501")
+            self.assertEqual(run.numbered(d, dkms=True), "301")
+            self.assertEqual(run.numbered(d, patched=True), "401")
+        dkms = run.default_scenarios(run.SCENARIO_DIR, True, dkms=True).split()
+        self.assertIn("301", dkms)
+        self.assertFalse([n for n in dkms if not 300 <= int(n) < 400])
+
     def test_bench_directory_runs_whole(self):
         bench = os.path.join(run.TOP, "tests", "bench", "scenarios")
         self.assertIn("901", run.default_scenarios(bench, False).split())

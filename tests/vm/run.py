@@ -40,25 +40,32 @@ FULL_FROM = 500
 # own (--patched-xen), and only there; everything else runs on Debian's
 # stock Xen, which is what xfab must work on.
 PATCHED_FROM = 400
+# Those numbered DKMS_FROM up to PATCHED_FROM test the Debian packages
+# installed in dom0's root (tests/vm/dkms-root.sh): they run in a boot of
+# that root with no modules on the run disk (--dkms), and only there.
+DKMS_FROM = 300
 
 
-def numbered(d, soaks=True, patched=False):
+def numbered(d, soaks=True, patched=False, dkms=False):
     """Every numbered scenario in directory d, in order; without soaks,
-    only those below FULL_FROM; with patched, only the patched-Xen ones."""
+    only those below FULL_FROM; with patched (dkms), only the patched-Xen
+    (installed-package) ones."""
     def wanted(n):
         if patched:
             return PATCHED_FROM <= n < FULL_FROM
-        return n < PATCHED_FROM or (soaks and n >= FULL_FROM)
+        if dkms:
+            return DKMS_FROM <= n < PATCHED_FROM
+        return n < DKMS_FROM or (soaks and n >= FULL_FROM)
     return " ".join(sorted(f[:3] for f in os.listdir(d)
                            if re.match(r"\d{3}-.*\.sh$", f) and wanted(int(f[:3]))))
 
 
-def default_scenarios(d, full, patched=False):
+def default_scenarios(d, full, patched=False, dkms=False):
     """What runs when no --scenarios is given."""
     is_tests = os.path.realpath(d) == os.path.realpath(SCENARIO_DIR)
     if not is_tests:
         return numbered(d)
-    return numbered(d, soaks=full, patched=patched)
+    return numbered(d, soaks=full, patched=patched, dkms=dkms)
 
 
 DEFAULT_SCENARIOS = numbered(SCENARIO_DIR, soaks=False)
@@ -137,6 +144,14 @@ def build_image():
     return out.stdout.strip().splitlines()[-1]
 
 
+def build_dkms_root():
+    """The directory of dom0's root with the packages installed
+    (tests/vm/dkms-root.sh)."""
+    out = subprocess.run([os.path.join(HERE, "dkms-root.sh")], check=True,
+                         stdout=subprocess.PIPE, text=True)
+    return out.stdout.strip().splitlines()[-1]
+
+
 def build_xen():
     """The patched hypervisor's directory (tests/vm/xen-build.sh)."""
     out = subprocess.run([os.path.join(HERE, "xen-build.sh")], check=True,
@@ -167,6 +182,11 @@ def make_run_disk(image, workdir, args, scenarios):
         log("building modules and helpers in the image chroot")
         sh([os.path.join(HERE, "kbuild.sh"), os.path.join(image, "chroot"),
             rundir])
+    if args.dkms:
+        # dom0 loads the modules DKMS installed in its root, by name
+        log("no modules on the run disk: those in dom0's root (DKMS) serve")
+        shutil.rmtree(os.path.join(rundir, "modules"))
+        os.makedirs(os.path.join(rundir, "modules"))
     with open(os.path.join(rundir, "run.conf"), "w") as f:
         f.write(run_conf(scenarios, args.scen_timeout, args.env))
     img = os.path.join(workdir, "run.img")
@@ -181,11 +201,11 @@ def qemu_version():
     return out.splitlines()[0] if out else "unknown"
 
 
-def qemu_cmd(image, workdir, results, vcpus, mem_mb, xen=None):
+def qemu_cmd(image, workdir, results, vcpus, mem_mb, xen=None, rootfs=None):
     overlay = os.path.join(workdir, "root.qcow2")
     scratch = os.path.join(workdir, "scratch.qcow2")
     sh(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b",
-        os.path.join(image, "rootfs.img"), overlay])
+        rootfs or os.path.join(image, "rootfs.img"), overlay])
     sh(["qemu-img", "create", "-q", "-f", "qcow2", scratch, "4G"])
     # A comma inside the multiboot module command line must be doubled.
     dom0 = f"{image}/vmlinuz {DOM0_CMDLINE} {DOM0_EXTRA}".strip().replace(",", ",,")
@@ -502,6 +522,10 @@ def main():
                     help="boot Xen with xen-patches/ applied (built and cached by "
                          f"tests/vm/xen-build.sh); by default run scenarios "
                          f"{PATCHED_FROM}-{FULL_FROM - 1}, which need it")
+    ap.add_argument("--dkms", action="store_true",
+                    help="boot dom0 from the image with xfab's .debs installed "
+                         "(tests/vm/dkms-root.sh, cached), no modules on the run "
+                         f"disk; by default run scenarios {DKMS_FROM}-{PATCHED_FROM - 1}")
     ap.add_argument("--boot-timeout", type=int, default=600)
     ap.add_argument("--vcpus", type=int, default=2)
     ap.add_argument("--memory", type=int, default=4096)
@@ -509,13 +533,15 @@ def main():
                     default=bool(os.environ.get("XFAB_VERBOSE")),
                     help="print every console line, not only the runner's")
     args = ap.parse_args()
+    if args.patched_xen and args.dkms:
+        sys.exit("run.py: --patched-xen and --dkms each need a boot of their own")
     if args.patched_xen:
         args.xen = os.path.join(build_xen(), "xen")
     if args.xen and not os.path.isfile(args.xen):
         sys.exit(f"run.py: --xen {args.xen}: no such file")
     if args.scenarios is None:
         args.scenarios = default_scenarios(args.scenario_dir, args.full,
-                                           args.patched_xen)
+                                           args.patched_xen, args.dkms)
     if not args.scenarios:
         sys.exit("run.py: no scenarios to run")
     for s in args.scenarios.split():
@@ -526,10 +552,12 @@ def main():
     os.makedirs(results)
     log(f"results in {results}")
     image = build_image()
+    args.rootfs = os.path.join(build_dkms_root(), "rootfs.img") if args.dkms else None
     extra = {"qemu": qemu_version(), "accel": "tcg", "cpu_model": "Nehalem",
              "vcpus": args.vcpus, "memory_mb": args.memory,
              "image": os.path.basename(image),
-             "hypervisor": args.xen or "the image's (Debian's)"}
+             "hypervisor": args.xen or "the image's (Debian's)",
+             "dom0_root": "xfab .debs installed (DKMS)" if args.dkms else "the image's"}
     chan, verdict = boot(image, results, args, args.scenarios)
     settle(chan, verdict, args.scenarios)
     again = rerun_list(chan, verdict, args.rerun_errors)
@@ -549,7 +577,8 @@ def boot(image, results, args, scenarios):
     """One testbed boot running SCENARIOS: (its channel, its verdict)."""
     with tempfile.TemporaryDirectory(prefix="xfab-vm-") as workdir:
         make_run_disk(image, workdir, args, scenarios)
-        cmd = qemu_cmd(image, workdir, results, args.vcpus, args.memory, args.xen)
+        cmd = qemu_cmd(image, workdir, results, args.vcpus, args.memory, args.xen,
+                       args.rootfs)
         with open(os.path.join(results, "qemu.cmd"), "w") as f:
             f.write(" ".join(cmd) + "\n")
         chan = Channel(results, args.verbose)
