@@ -53,6 +53,9 @@ done
 must systemctl restart systemd-modules-load.service
 for m in xfab_netback xfab_blkback; do
 	lsmod | grep -q "^$m " || fail "$m not loaded at boot (systemd-modules-load) after xfab-enable backend"
+	# the module loaded is the file DKMS installed (same source hash)
+	[ "$(cat "/sys/module/$m/srcversion")" = "$(modinfo -F srcversion "$m")" ] ||
+		fail "loaded $m is not the one in updates/dkms"
 done
 must rmmod xfab_netback
 must modprobe xen-netback
