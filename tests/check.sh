@@ -11,7 +11,7 @@
 #      that need it (numbered 400-499: appliance groups)
 #   check-full also builds and installs the Debian packages (tests/pkg.sh),
 #   boots dom0 with them installed (scenarios 300-399) and builds the
-#   kernel patch in Debian's 6.12 tree (tests/kpatch.sh)
+#   kernel patch in Debian's 6.12 and 6.1 trees (tests/kpatch.sh)
 # Ends with "N passed, N failed, N skipped" over all of them.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -150,8 +150,9 @@ counted() {
 if [ -n "${XFAB_FULL:-}" ]; then
 	stage "packages: make deb, apt install, DKMS for 6.12 and 6.1"
 	counted tests/pkg.sh
-	stage "kernel patch: Debian's linux-source-6.12, the five =m and =y"
-	counted tests/kpatch.sh
+	stage "kernel patch: Debian's linux-source-6.12 and 6.1, the five =m and =y"
+	counted tests/kpatch.sh trixie
+	counted tests/kpatch.sh bookworm
 fi
 
 # a scenario that ended in ERROR (sick testbed) runs once more in a fresh

@@ -1,8 +1,11 @@
 #!/bin/bash
 # make kernel-patch, used the way docs/kernel-patch.md says (make check-full;
-# as root; about 10 minutes the first time, a few after that):
-#   1. a Debian 13 kernel tree: Debian's linux-source-6.12 package in a
-#      copy of the trixie build chroot, with the tools a kernel build needs,
+# as root; a few minutes the first time, one after that):
+#
+#   tests/kpatch.sh [trixie|bookworm]    Debian 13's 6.12 (default) or 12's 6.1
+#
+#   1. a Debian kernel tree: Debian's linux-source package (6.12 or 6.1) in
+#      a copy of that release's build chroot, with the tools a build needs,
 #      configured with Debian's own config (that of the chroot's headers)
 #      and modules_prepare'd out of tree. Cached in $XFAB_CACHE/ksrc-*, as
 #      the testbed image is: only the first run downloads and prepares;
@@ -18,7 +21,12 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${XFAB_CACHE:-/var/cache/xfab}
-pkg=linux-source-6.12
+suite=${1:-trixie}
+case $suite in
+trixie) pkg=linux-source-6.12 ;;
+bookworm) pkg=linux-source-6.1 ;;
+*) echo "kpatch.sh: unknown suite '$suite' (trixie, bookworm)" >&2; exit 2 ;;
+esac
 passed=0 failed=0
 ok() { echo "PASS $*"; passed=$((passed + 1)); }
 bad() { echo "FAIL $*"; failed=$((failed + 1)); }
@@ -29,11 +37,11 @@ finish() {
 }
 mods="XFAB_NETFRONT XFAB_NETBACK XFAB_BLKFRONT XFAB_BLKBACK XFAB_WINDOW"
 
-base=$("$top"/tests/vm/build-chroot.sh trixie) || { bad "Debian 13 build chroot"; finish; }
+base=$("$top"/tests/vm/build-chroot.sh "$suite") || { bad "$suite build chroot"; finish; }
 ver=$(chroot "$base" apt-cache policy "$pkg" 2>/dev/null | awk '/Candidate:/ { print $2 }')
 if [ -z "$ver" ] || [ "$ver" = "(none)" ]; then
 	# offline: a tree prepared before will do
-	dir=$(ls -d "$cache"/ksrc-* 2>/dev/null | sort -V | tail -n 1)
+	dir=$(ls -d "$cache/ksrc-${pkg#linux-source-}".* 2>/dev/null | sort -V | tail -n 1)
 	[ -n "$dir" ] || { bad "$pkg: not in apt's lists, none cached"; finish; }
 else
 	# the setup below is part of the key: a changed setup prepares anew
@@ -85,7 +93,7 @@ kver=$(in_root "make -s -C /usr/src/linux kernelversion")
 echo "[kpatch] $pkg $ver: Linux $kver"
 
 # 2. the patch, written against the pristine tree
-out=$top/build/kernel-patch
+out=$top/build/kernel-patch-test/$suite
 rm -rf "$out"
 if ! "$top"/packaging/kernel-patch.py "$root/usr/src/linux" "$out"; then
 	bad "make kernel-patch against Linux $kver"
