@@ -234,6 +234,19 @@ class HarnessTest(unittest.TestCase):
         with open(os.path.join(self.res, "summary.txt")) as f:
             self.assertIn("reruns: 0", f.read())
 
+    def test_boot_dead_before_any_scenario_is_booted_again(self):
+        oops = "[    3.658178] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI\n"
+        chan = self.feed("", "Xen\n" + oops)
+        self.assertTrue(run.died_before_scenarios(chan))
+        self.assertIn("Oops: int3", run.early_death(chan, "QEMU exited (0)"))
+        self.assertEqual(run.early_death(self.feed(""), "stalled"), "stalled")
+        # one scenario began: its verdict is the scenario's, no second boot
+        self.assertFalse(run.died_before_scenarios(
+            self.feed("@@begin 001-stock-baseline\n", oops)))
+        run.keep_first_boot(self.res)
+        self.assertEqual(sorted(os.listdir(self.res)), ["first-boot"])
+        self.assertIn("serial.log", os.listdir(os.path.join(self.res, "first-boot")))
+
     def test_an_error_again_stays_an_error(self):
         serial = "xfab-run: === 002-module-pipeline\n" + TRAP
         chan = self.feed(CHANNEL_OK, serial)

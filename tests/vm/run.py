@@ -468,6 +468,9 @@ def write_results(chan, results, verdict, scenarios, extra_meta):
         for ln in s["lines"][:5]:
             lines.append(f"        {ln[:150]}")
     reruns = [n for n in chan.order if "first_boot" in chan.scen[n]]
+    if "first_boot" in meta:
+        lines.append(f"  first boot died before any scenario (first-boot/): "
+                     f"{meta['first_boot'][:120]}")
     lines.append("scenarios: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
     # ERRORs passed on a second boot: flakes stay visible
     lines.append(f"reruns: {len(reruns)}" +
@@ -559,6 +562,13 @@ def main():
              "hypervisor": args.xen or "the image's (Debian's)",
              "dom0_root": "xfab .debs installed (DKMS)" if args.dkms else "the image's"}
     chan, verdict = boot(image, results, args, args.scenarios)
+    if args.rerun_errors and died_before_scenarios(chan):
+        why = early_death(chan, verdict)
+        log(f"the testbed died before any scenario began ({why[:120]}): no xfab "
+            "code had run; once more in a fresh boot (the first in first-boot/)")
+        keep_first_boot(results)
+        extra["first_boot"] = why[:200]
+        chan, verdict = boot(image, results, args, args.scenarios)
     settle(chan, verdict, args.scenarios)
     again = rerun_list(chan, verdict, args.rerun_errors)
     if again:
@@ -583,6 +593,30 @@ def boot(image, results, args, scenarios):
             f.write(" ".join(cmd) + "\n")
         chan = Channel(results, args.verbose)
         return chan, run_vm(cmd, chan, args)
+
+
+def died_before_scenarios(chan):
+    """Did the boot end before its first scenario began? dom0 loads xfab's
+    modules in scenarios only (dom0-run.sh), so none of our code had run:
+    like a trap before any scenario, it says nothing of the drivers (seen:
+    dom0's int3 Oops in sched_clock_cpu at 3.7 s of boot, under TCG)."""
+    return not chan.order
+
+
+def early_death(chan, verdict):
+    """What a boot that died before any scenario showed: its first sick
+    or splat line, else the run's verdict."""
+    lines = [ln for _, ln in chan.sick] + chan.splats
+    return lines[0] if lines else (verdict or "no scenario began")
+
+
+def keep_first_boot(results):
+    """Move a dead boot's files to results/first-boot/, for the next."""
+    first = os.path.join(results, "first-boot")
+    os.makedirs(first)
+    for f in os.listdir(results):
+        if f != "first-boot":
+            shutil.move(os.path.join(results, f), first)
 
 
 def rerun_list(chan, verdict, limit):
