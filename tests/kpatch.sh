@@ -27,14 +27,7 @@ trixie) pkg=linux-source-6.12 ;;
 bookworm) pkg=linux-source-6.1 ;;
 *) echo "kpatch.sh: unknown suite '$suite' (trixie, bookworm)" >&2; exit 2 ;;
 esac
-passed=0 failed=0
-ok() { echo "PASS $*"; passed=$((passed + 1)); }
-bad() { echo "FAIL $*"; failed=$((failed + 1)); }
-finish() {
-	echo "$passed passed, $failed failed"
-	[ "$failed" = 0 ]
-	exit
-}
+. "$top"/tests/checks.sh
 mods="XFAB_NETFRONT XFAB_NETBACK XFAB_BLKFRONT XFAB_BLKBACK XFAB_WINDOW"
 
 base=$("$top"/tests/vm/build-chroot.sh "$suite") || { bad "$suite build chroot"; finish; }
@@ -57,9 +50,10 @@ trap umounts EXIT
 prepare_tree() {
 	local log=$dir.log t0=$SECONDS
 	echo "[kpatch] preparing $pkg $ver in $dir (log: $log)"
-	rm -rf "$dir"
+	# one tree per package: older versions and setups go (each is 1-2 GB)
+	rm -rf "$cache/ksrc-${pkg#linux-source-}".*
 	mkdir -p "$dir"
-	cp -a "$base" "$root" && mount -t proc proc "$root/proc" || return 1
+	"$top"/tests/vm/chroot-copy.sh "$suite" "$root" || return 1
 	# python3: the BTF tools' build runs it; patch: the test applies one
 	echo "[kpatch] installing $pkg and the kernel build's tools"
 	in_root "apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \

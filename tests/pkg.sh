@@ -17,14 +17,7 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d /tmp/xfab-pkg.XXXXXX)
-passed=0 failed=0
-ok() { echo "PASS $*"; passed=$((passed + 1)); }
-bad() { echo "FAIL $*"; failed=$((failed + 1)); }
-check() {
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else bad "$what"; fi
-}
+. "$top"/tests/checks.sh
 cleanup() {
 	local d
 	for d in "$work"/13 "$work"/12; do
@@ -33,18 +26,7 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
-finish() {
-	echo "$passed passed, $failed failed"
-	[ "$failed" = 0 ]
-	exit
-}
-
-# chroot_copy SUITE DIR: a throwaway copy of the cached build chroot
-chroot_copy() {
-	local src
-	src=$("$top"/tests/vm/build-chroot.sh "$1") || return 1
-	cp -a "$src" "$2" && mount -t proc proc "$2/proc"
-}
+chroot_copy() { "$top"/tests/vm/chroot-copy.sh "$@"; }
 in13() { chroot "$work/13" sh -c "$*"; }
 in12() { chroot "$work/12" sh -c "$*"; }
 # the five modules DKMS installed for kernel $2 in chroot $1

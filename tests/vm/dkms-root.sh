@@ -47,9 +47,7 @@ in_build() { chroot "$work/build" sh -c "$*" >>"$log" 2>&1; }
 in_root() { chroot "$work/root" sh -c "$*" >>"$log" 2>&1; }
 
 say "make deb of $(git -C "$top" log -1 --format=%h) in a copy of the Debian 13 build chroot"
-base=$("$top"/tests/vm/build-chroot.sh trixie)
-cp -a "$base" "$work/build"
-mount -t proc proc "$work/build/proc"
+"$here"/chroot-copy.sh trixie "$work/build"
 git clone -q "$top" "$work/build/src/xfab"
 in_build "apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
 	--no-install-recommends git" || fail "git in the build chroot"
