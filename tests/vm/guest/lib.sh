@@ -670,6 +670,8 @@ domu_plant() {
 
 # The vif netdev(s) dom0 has for a domain id.
 vifs_of() { ls /sys/class/net 2>/dev/null | grep "^vif$1\\." ; }
+# No vif left for domain id $1 (wait_for 30 vif_gone ID after a destroy).
+vif_gone() { [ -z "$(vifs_of "$1")" ]; }
 
 # Bring the domU's (only) network interface up as 10.0.0.2/24 again.
 domu_ip_up() {
@@ -1063,7 +1065,7 @@ net_destroy_mid() {
 	domu_must "$name" 10 "xfab-xfer send 10.0.0.1 5004 1G 51 >/dev/null 2>&1 &" >/dev/null || exit $?
 	sleep 4
 	domu_destroy "$name" >/dev/null
-	wait_for 30 sh -c "! ls /sys/class/net | grep -q '^vif$id\\.'" || fail "vif of destroyed domain $id still present"
+	wait_for 30 vif_gone "$id" || fail "vif of destroyed domain $id still present"
 	wait_for 30 sh -c "[ \$(xl list | wc -l) -le 2 ]" ||
 		fail "domains left after destroy: $(xl list | awk 'NR > 2 { print $1 }' | tr '\n' ' ')"
 	pkill -f 'xfab-xfer recv 5004' 2>/dev/null

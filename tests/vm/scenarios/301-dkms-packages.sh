@@ -69,8 +69,7 @@ log "xfab-enable backend: files written, xfab_netback and xfab_blkback loaded"
 net_interop xen-netfront xfab_netback
 id=$(domu_id d1)
 domu_destroy d1 >/dev/null
-no_vif() { [ -z "$(vifs_of "$1")" ]; }
-wait_for 30 no_vif "$id" || fail "d1's vif$id.0 still there 30 s after xl destroy"
+wait_for 30 vif_gone "$id" || fail "d1's vif$id.0 still there 30 s after xl destroy"
 
 # 4. off
 out=$(xfab-enable --off 2>&1) || fail "xfab-enable --off: $out"
