@@ -10,6 +10,11 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 ch=$1 out=$2 helpers=${3:-}
 kdir=$(cd "$ch/usr/src" && ls -d linux-headers-*-amd64 | sort -V | tail -n 1)
 src=$ch/tmp/xfab-build
+# one build per chroot at a time: they share the build directory and the
+# /proc mount (two at once overwrote each other's modules, and the first
+# to finish unmounted /proc under the other)
+exec 9>"$ch/tmp/.xfab-kbuild.lock"
+flock 9
 rm -rf "$src"
 mkdir -p "$src" "$out/modules" "$out/helpers"
 (cd "$top" && tar cf - Makefile common toolstack tests/peer tests/hostile tests/vm/helpers \
