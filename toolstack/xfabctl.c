@@ -30,6 +30,13 @@
 #include "xfabctl.h"
 
 #define MAX_MEMBERS 64
+/*
+ * Why a domain with rights over others cannot be a member: what it reads
+ * or serves of non-members sits in its memory, and the group would let
+ * members read that memory (xen-patches/README.md).
+ */
+#define NO_RIGHTS_WHY \
+	"it has rights over other domains (the control, hardware or xenstore domain, or a device model), so its memory holds theirs; members never read it (xen-patches/README.md, \"Who may be a member\")"
 #define PATCH_NAME "xen-patches/0001-appliance-groups-domctl.patch"
 
 static struct {
@@ -313,6 +320,8 @@ static void join_or_undo(uint32_t dom, unsigned int id, const uint32_t *new,
 	rc = xfab_group_call(ctx.xc, ctx.dc, dom, &op);
 	if (rc)
 		undo_joins(new, nnew);
+	if (rc == -EOPNOTSUPP)
+		die(EX_FAIL, "domain %u may not join a group: " NO_RIGHTS_WHY, dom);
 	group_fail(dom, rc);
 }
 
@@ -327,6 +336,9 @@ static unsigned int add_candidates(const char *name, int argc, char **argv,
 		die(EX_USAGE, "at most %d domains in a group", MAX_MEMBERS);
 	for (i = 0; i < (unsigned int)argc; i++) {
 		doms[i] = parse_dom(argv[i]);
+		/* the hypervisor refuses it too; say so before any join */
+		if (!doms[i])
+			die(EX_USAGE, "domain 0 may not join a group: " NO_RIGHTS_WHY);
 		v = xs_get("/local/domain/%u/xfab/group", doms[i]);
 		if (v && strcmp(v, name))
 			die(EX_FAIL, "domain %u is in group '%s'; remove it first", doms[i], v);
