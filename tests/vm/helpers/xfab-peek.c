@@ -9,12 +9,21 @@
  *                               them all read-only, count the pages that
  *                               start with TOKEN and those whose pattern
  *                               is intact; one "scan ..." line
- *   xfab-peek map DOM MFN ro|rw map one frame of DOM; prints "map ro ok"
- *                               or "map rw refused <errno>", and so on
+ *   xfab-peek map DOM MFN ro|rw [TOKEN]
+ *                               map one frame naming DOM as its owner;
+ *                               prints "map ro ok" or "map rw refused
+ *                               <errno>", and so on; with TOKEN also
+ *                               "token seen" or "token not seen"
+ *   xfab-peek find DOM TOKEN    (control domain) the frame of DOM's first
+ *                               planted page: "found MFN" or "not found"
+ *   xfab-peek join DOM GROUP    the group domctl's join, raw: what the
+ *                               hypervisor answers, without xfabctl's
+ *                               own checks ("join ok", "join refused N")
  *
  * Prints what happened and leaves the verdict to the scenario.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +96,14 @@ static uint64_t *list_frames(xencall_handle *xc, uint32_t dom, size_t *count)
 	return all;
 }
 
+/* Does the page at VA start with TOKEN and a space, as planted? */
+static bool planted(const char *va, const char *token)
+{
+	size_t tl = strlen(token);
+
+	return !memcmp(va, token, tl) && va[tl] == ' ';
+}
+
 static int scan(uint32_t dom, const char *token)
 {
 	xencall_handle *xc = xencall_open(NULL, 0);
@@ -124,7 +141,7 @@ static int scan(uint32_t dom, const char *token)
 				continue;
 			}
 			mapped++;
-			if (!memcmp(va + j * PAGE, token, tl) && va[j * PAGE + tl] == ' ') {
+			if (planted(va + j * PAGE, token)) {
 				found++;
 				good += xfab_plant_intact((const u8 *)va + j * PAGE,
 							  strtoul(va + j * PAGE + tl + 1, NULL, 10));
@@ -138,7 +155,58 @@ static int scan(uint32_t dom, const char *token)
 	return 0;
 }
 
-static int map_one(uint32_t dom, uint64_t mfn, const char *mode)
+static int find(uint32_t dom, const char *token)
+{
+	xencall_handle *xc = xencall_open(NULL, 0);
+	xenforeignmemory_handle *fm = xenforeignmemory_open(NULL, 0);
+	size_t n = 0, i;
+	uint64_t *frames;
+
+	if (!xc || !fm) {
+		perror("xfab-peek: open");
+		return 1;
+	}
+	frames = list_frames(xc, dom, &n);
+	for (i = 0; frames && i < n; i++) {
+		xen_pfn_t pfn = frames[i];
+		int err = 0;
+		char *va = xenforeignmemory_map(fm, dom, PROT_READ, 1, &pfn, &err);
+		bool hit = va && !err && planted(va, token);
+
+		if (va)
+			xenforeignmemory_unmap(fm, va, 1);
+		if (hit) {
+			printf("found %llu\n", (unsigned long long)frames[i]);
+			free(frames);
+			return 0;
+		}
+	}
+	printf("not found\n");
+	free(frames);
+	return 0;
+}
+
+static int join(uint32_t dom, uint32_t group)
+{
+	xencall_handle *xc = xencall_open(NULL, 0);
+	struct xfab_domctl *dc = xc ? xencall_alloc_buffer(xc, sizeof(*dc)) : NULL;
+	struct xfab_group_op op = { .op = XFAB_GROUP_JOIN, .group = group };
+	int rc;
+
+	if (!dc) {
+		perror("xfab-peek: open");
+		return 1;
+	}
+	rc = xfab_group_call(xc, dc, dom, &op);
+	if (rc)
+		printf("join refused %d (%s)\n", -rc, strerror(-rc));
+	else
+		printf("join ok\n");
+	return 0;
+}
+
+static int map_one(uint32_t dom, uint64_t mfn, const char *mode,
+		   const char *token)
 {
 	xenforeignmemory_handle *fm = xenforeignmemory_open(NULL, 0);
 	int rw = !strcmp(mode, "rw"), err = 0;
@@ -153,6 +221,8 @@ static int map_one(uint32_t dom, uint64_t mfn, const char *mode)
 				  1, &pfn, &err);
 	if (va && !err) {
 		printf("map %s ok\n", mode);
+		if (token)
+			printf("token %s\n", planted(va, token) ? "seen" : "not seen");
 		xenforeignmemory_unmap(fm, va, 1);
 	} else {
 		err = err ? err : errno;
@@ -169,10 +239,17 @@ int main(int argc, char **argv)
 		return plant(argv[2], strtoul(argv[3], NULL, 10));
 	if (argc == 4 && !strcmp(argv[1], "scan"))
 		return scan((uint32_t)strtoul(argv[2], NULL, 10), argv[3]);
-	if (argc == 5 && !strcmp(argv[1], "map") &&
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "map") &&
 	    (!strcmp(argv[4], "ro") || !strcmp(argv[4], "rw")))
 		return map_one((uint32_t)strtoul(argv[2], NULL, 10),
-			       strtoull(argv[3], NULL, 0), argv[4]);
-	fprintf(stderr, "usage: xfab-peek plant TOKEN KIB | scan DOM TOKEN | map DOM MFN ro|rw\n");
+			       strtoull(argv[3], NULL, 0), argv[4],
+			       argc == 6 ? argv[5] : NULL);
+	if (argc == 4 && !strcmp(argv[1], "find"))
+		return find((uint32_t)strtoul(argv[2], NULL, 10), argv[3]);
+	if (argc == 4 && !strcmp(argv[1], "join"))
+		return join((uint32_t)strtoul(argv[2], NULL, 10),
+			    (uint32_t)strtoul(argv[3], NULL, 10));
+	fprintf(stderr, "usage: xfab-peek plant TOKEN KIB | scan DOM TOKEN | map DOM MFN ro|rw [TOKEN]\n"
+		"       xfab-peek find DOM TOKEN | join DOM GROUP\n");
 	return 2;
 }

@@ -4,7 +4,10 @@
 #   d1 plants 4 MiB of pages that start with a token and go on with a
 #   pattern; d2, in d1's group, lists d1's frames (the group domctl), maps
 #   every one read-only and finds every planted page, pattern intact; a writable mapping of d1's page is refused;
-#   d3, in no group, may neither list nor map d1's frames; a domU may
+#   d3, in no group, may neither list nor map d1's frames; dom0 may not
+#   join (xfabctl says why, the raw domctl is refused by the hypervisor),
+#   and d2 cannot map a page d3 planted whichever owner it names (d3,
+#   dom0 or member d1: xen-patches/0003's rules); a domU may
 #   not change groups (the domctl refuses it, xfabctl ends 3); after
 #   `xfabctl group remove` d2 may no longer map d1; destroyed, d1 leaves
 #   the group and goes away whole (no zombie held by a mapping). The
@@ -66,6 +69,33 @@ out=$(domu_must d3 60 "xfab-peek scan $d1 $TOKEN; xfab-peek map $d1 $mfn ro") ||
 echo "$out" | grep -q "frames refused 1" || fail "a non-member listed d1's frames: $out"
 echo "$out" | grep -q "map ro refused" || fail "a non-member mapped d1's page: $out"
 
+# who may be a member (xen-patches/0003): dom0 has rights over every
+# domain, so it may not join, by xfabctl (2, with the reason) or by the
+# raw domctl (the hypervisor's own answer); and whatever name a member
+# gives as the owner of d3's planted page (d3, dom0, a member), it
+# cannot map it. On a Xen without 0003 the raw join succeeds and d2
+# reads d3's page by naming dom0, which this reports as the leak it is.
+domu_plant d3 "$TOKEN-d3"
+out=$(must xfab-peek find "$d3" "$TOKEN-d3") || exit $?
+mfn3=$(echo "$out" | awk '$1 == "found" { print $2 }')
+[ -n "$mfn3" ] || fail "dom0 found none of d3's planted pages: $out"
+out=$(xfabctl group add app 0 2>&1)
+rc=$?
+[ $rc = 2 ] && echo "$out" | grep -q "domain 0 may not join a group: it has rights over other domains" ||
+	fail "xfabctl group add app 0: exit $rc, not 2 with the reason: $out"
+gid=$(must xenstore-read /xfab/groups/app/id) || exit $?
+joined=$(must xfab-peek join 0 "$gid") || exit $?
+log "raw join of dom0 to group $gid: $joined"
+out=$(domu_must d2 60 "for o in $d3 0 $d1; do echo owner \$o; xfab-peek map \$o $mfn3 ro $TOKEN-d3; done") || exit $?
+log "d2 maps d3's planted frame $mfn3: $out"
+[ "$joined" = "join ok" ] && must xfabctl group remove 0 >/dev/null
+echo "$out" | grep -q "token seen" &&
+	fail "d2 read d3's planted page (d3 is in no group) by naming another owner: $out"
+[ "$(echo "$out" | grep -c "map ro refused")" = 3 ] ||
+	fail "d2 mapped d3's frame $mfn3 under some owner's name: $out"
+echo "$joined" | grep -q "join refused 95" ||
+	fail "the hypervisor let dom0 join group $gid ($joined), not EOPNOTSUPP"
+
 # the domctl is the control domain's (xfabctl ends 3 in a domU)
 out=$(domu_exec d2 60 "xfabctl group add evil $d3; echo rc=\$?; xfabctl group remove $d1; echo rc=\$?")
 [ "$(echo "$out" | grep -c 'rc=3')" = 2 ] || fail "a domU changed groups: $out"
@@ -93,4 +123,4 @@ must xfabctl group remove d2
 out=$(must xfabctl group show) || exit $?
 [ "$(echo "$out" | wc -l)" = 1 ] || fail "group app outlived its members: $out"
 xenstore-exists "/local/domain/$d1" && fail "xfabctl wrote records for the destroyed d1"
-pass "members map each other read-only (1024/1024 planted pages found in $1 frames, $5 ms); writable, non-member, after remove, after destroy: refused; domUs cannot change groups"
+pass "members map each other read-only (1024/1024 planted pages found in $1 frames, $5 ms); writable, non-member, a non-member's page under any owner's name, dom0 joining, after remove, after destroy: refused; domUs cannot change groups"
