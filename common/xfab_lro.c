@@ -17,6 +17,8 @@ static const char *const lro_why_names[XFAB_LRO_NR_WHY] = {
 	[XFAB_LRO_FLAGS] = "flags",
 	[XFAB_LRO_NO_DATA] = "no_data",
 	[XFAB_LRO_CSUM] = "csum",
+	[XFAB_LRO_MULTI_SEG] = "multi_seg",
+	[XFAB_LRO_MTU] = "mtu",
 	[XFAB_LRO_FLOW] = "flow",
 	[XFAB_LRO_CLOSED] = "closed",
 	[XFAB_LRO_SEQ] = "seq",
@@ -100,6 +102,22 @@ static int lro_parse_ip(const struct xfab_lro_pkt *p, struct xfab_lro_seg *s,
 	return XFAB_LRO_NOT_TCP;
 }
 
+/*
+ * One wire segment, within the MTU. Chained whole on the frag_list, a
+ * GSO packet of several segments would be a member longer than the
+ * merge's gso_size: skb_segment() BUGs on that. An oversized frame is
+ * dropped by a bridge alone, but a GSO packet passes its MTU check.
+ */
+static int lro_one_segment(const struct xfab_lro_pkt *p,
+			   const struct xfab_lro_seg *s, u32 ip_total)
+{
+	if (p->gso_size && s->payload > p->gso_size)
+		return XFAB_LRO_MULTI_SEG;
+	if (ip_total > p->mtu)
+		return XFAB_LRO_MTU;
+	return XFAB_LRO_OK;
+}
+
 int xfab_lro_parse(const struct xfab_lro_pkt *p, struct xfab_lro_seg *s)
 {
 	u32 ip_total, tcp_len;
@@ -128,32 +146,34 @@ int xfab_lro_parse(const struct xfab_lro_pkt *p, struct xfab_lro_seg *s)
 		return XFAB_LRO_BAD_HDR;
 	if (!p->csum_ok)
 		return XFAB_LRO_CSUM;
+	why = lro_one_segment(p, s, ip_total);
+	if (why)
+		return why;
 	s->l3 = p->l3;
 	s->hdr_len = s->ip_len + tcp_len;
 	s->seq = be32_at(th + 4);
-	s->gso = p->gso_size != 0;
-	s->mss = s->gso ? p->gso_size :
-		 (s->payload > 0xffff ? 0xffff : s->payload);
-	s->segs = (s->payload + s->mss - 1) / s->mss;
 	return XFAB_LRO_OK;
 }
 
-/* Still room after this segment: it was full-sized and did not push. */
+/*
+ * Still room after this segment: a full one that did not push. A shorter
+ * one must be the last, so that every member before it is one mss.
+ */
 static bool lro_open_after(const struct xfab_lro_seg *s, u32 mss)
 {
-	return !(s->flags & TCP_PSH) && s->payload % mss == 0;
+	return !(s->flags & TCP_PSH) && s->payload == mss;
 }
 
+/* The first payload is the mss, as GRO takes its first packet's length. */
 void xfab_lro_start(struct xfab_lro_flow *f, const struct xfab_lro_seg *s)
 {
 	f->head = *s;
+	f->mss = s->payload;
 	f->next_seq = s->seq + s->payload;
 	f->l3_len = s->hdr_len + s->payload;
-	f->segs = s->segs;
 	f->pieces = 1;
-	f->open = lro_open_after(s, s->mss);
+	f->open = lro_open_after(s, f->mss);
 	f->psh = s->flags & TCP_PSH;
-	f->gso = s->gso;
 }
 
 static bool same_bytes(const u8 *a, const u8 *b, u32 from, u32 to)
@@ -200,7 +220,7 @@ static bool lro_same_hdr(const struct xfab_lro_seg *h,
 int xfab_lro_join(struct xfab_lro_flow *f, const struct xfab_lro_seg *s,
 		  const struct xfab_lro_limits *lim)
 {
-	u32 mss = f->head.mss, max_l3 = lim->max_l3;
+	u32 max_l3 = lim->max_l3;
 
 	if (!lro_same_flow(&f->head, s))
 		return XFAB_LRO_FLOW;
@@ -210,19 +230,19 @@ int xfab_lro_join(struct xfab_lro_flow *f, const struct xfab_lro_seg *s,
 		return XFAB_LRO_SEQ;
 	if (!lro_same_hdr(&f->head, s))
 		return XFAB_LRO_HDR;
-	if (s->gso ? s->mss != mss : s->payload > mss)
+	if (s->payload > f->mss)
 		return XFAB_LRO_MSS;
 	if (max_l3 > 0xffff)
 		max_l3 = 0xffff;
-	if (s->payload > max_l3 - f->l3_len || f->pieces >= lim->max_pieces)
+	/* the head alone may be past max_l3 (an IPv6 one of 64 KiB + 40) */
+	if (f->l3_len > max_l3 || s->payload > max_l3 - f->l3_len ||
+	    f->pieces >= lim->max_pieces)
 		return XFAB_LRO_FULL;
 	f->next_seq += s->payload;
 	f->l3_len += s->payload;
-	f->segs += s->segs;
 	f->pieces++;
-	f->open = lro_open_after(s, mss);
+	f->open = lro_open_after(s, f->mss);
 	f->psh = s->flags & TCP_PSH;
-	f->gso |= s->gso;
 	return XFAB_LRO_OK;
 }
 

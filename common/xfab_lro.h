@@ -3,12 +3,22 @@
  * LRO in the backend: which TCP segments may be merged into one large
  * packet, and how the merged packet's headers are rewritten
  * (docs/net.md, "LRO"). Guest TX arrives as one packet per TCP segment
- * when the guest does not segment offload (or as TSO packets shorter
- * than 64 KiB); each costs dom0's stack a full traversal. Merging the
- * consecutive segments of one flow before the stack sees them pays that
- * once per merged packet, and the result is built like a GRO packet
- * (gso_size = the flow's segment size, partial checksum), so a bridge
- * or router can segment it back exactly as it came.
+ * when the guest does not segment offload; each costs dom0's stack a
+ * full traversal. Merging the consecutive segments of one flow before
+ * the stack sees them pays that once per merged packet.
+ *
+ * The merged packet must be one Linux's GRO could have built, because
+ * dom0 forwards it and code we did not write cuts it up again: a port
+ * without frag_list support makes skb_segment() walk the frag_list one
+ * gso_size at a time, and it BUGs on a member whose linear part is
+ * longer than that. So, as GRO does: each packet in a merge is one wire
+ * segment (a GSO packet carrying more than its gso_size goes up alone);
+ * the first one's payload is the flow's mss (the merge's gso_size); each
+ * later one carries at most mss and the merge ends after a shorter or
+ * pushed one, so every member but the last is exactly one mss and the
+ * segment boundaries are the members' boundaries. Each segment also
+ * fits the device's MTU: a bridge drops an oversized frame but forwards
+ * any GSO packet, whose segments would then be past the MTU.
  *
  * Everything here reads the caller's private copy of the headers: the
  * guest may rewrite its pages while we look, never this copy. A merge is
@@ -30,19 +40,23 @@ enum xfab_lro_why {
 	 * clear (NOT_TCP); lengths that disagree, a bad IPv4 header checksum,
 	 * headers past the copied bytes (BAD_HDR); SYN, FIN, RST, URG, ECE,
 	 * CWR, AE or no ACK (FLAGS); no payload, a pure ACK (NO_DATA); a
-	 * checksum neither partial nor validated (CSUM).
+	 * checksum neither partial nor validated (CSUM); a GSO packet with
+	 * more than gso_size bytes of payload, i.e. more than one wire
+	 * segment (MULTI_SEG); IP length past the device's MTU (MTU).
 	 */
 	XFAB_LRO_NOT_TCP,
 	XFAB_LRO_BAD_HDR,
 	XFAB_LRO_FLAGS,
 	XFAB_LRO_NO_DATA,
 	XFAB_LRO_CSUM,
+	XFAB_LRO_MULTI_SEG,
+	XFAB_LRO_MTU,
 	/*
 	 * It cannot join the merge in progress: another flow (FLOW); the
 	 * last segment was short or pushed (CLOSED); not the next byte
 	 * (SEQ); same flow, another ack, window, options, TOS, TTL or flow
-	 * label (HDR); longer than the flow's segments or another GSO size
-	 * (MSS); past 64 KiB or the caller's piece limit (FULL).
+	 * label (HDR); more payload than the flow's mss (MSS); past 64 KiB
+	 * or the caller's piece limit (FULL).
 	 */
 	XFAB_LRO_FLOW,
 	XFAB_LRO_CLOSED,
@@ -65,20 +79,21 @@ struct xfab_lro_pkt {
 	u32 l3_avail;		/* bytes readable at l3 */
 	u32 l3_len;		/* bytes from l3 to the packet's end */
 	u16 ethertype;		/* host order */
-	u16 gso_size;		/* 0: a single segment */
+	u16 gso_size;		/* 0: not a GSO packet */
+	u32 mtu;		/* the device's: IP bytes a segment may have */
 	bool csum_ok;		/* checksum partial, or validated by the guest */
 };
 
-/* What the parse found (valid only when it returned XFAB_LRO_OK). */
+/*
+ * What the parse found (valid only when it returned XFAB_LRO_OK): one
+ * wire segment, hdr_len + payload <= the MTU.
+ */
 struct xfab_lro_seg {
 	u8 *l3;
 	bool v6;
-	bool gso;		/* came with a GSO size */
 	u8 ip_len;		/* IP header bytes: where TCP starts */
 	u8 hdr_len;		/* IP + TCP header bytes */
 	u8 flags;		/* TCP flags */
-	u16 mss;		/* GSO size, or the payload of a single one */
-	u16 segs;		/* wire segments it stands for */
 	u32 seq;
 	u32 payload;		/* TCP payload bytes */
 };
@@ -86,13 +101,12 @@ struct xfab_lro_seg {
 /* A merge in progress: the first packet's headers and the running sums. */
 struct xfab_lro_flow {
 	struct xfab_lro_seg head;
+	u32 mss;		/* the head's payload: the gso_size */
 	u32 next_seq;		/* the byte the next segment must start at */
 	u32 l3_len;		/* of the merged packet */
-	u32 segs;		/* wire segments in it */
-	u32 pieces;		/* packets in it */
+	u32 pieces;		/* packets in it, one wire segment each */
 	bool open;		/* no short or pushed segment yet */
 	bool psh;		/* the last one pushed */
-	bool gso;		/* any came with a GSO size */
 };
 
 /* The caller's limits: bytes from l3 on, and packets per merge. */

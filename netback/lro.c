@@ -8,6 +8,16 @@
  * frag_list, and is finished the way GRO finishes one (gso_size, gso_segs,
  * partial checksum), so it can be forwarded and segmented again.
  *
+ * It must have GRO's shape, or forwarding it to a port without frag_list
+ * support BUGs dom0 in skb_segment(), which cuts gso_size bytes at a time
+ * and expects each frag_list member to start a segment and to have at
+ * most gso_size bytes in its linear part: the common code lets only
+ * single wire segments within the vif's MTU in, makes the first one's
+ * payload the gso_size, and lets no member but the last be shorter, so
+ * every member (and the head's payload) is exactly one segment. The
+ * sizes are still the guest's choice, so every merge is SKB_GSO_DODGY:
+ * the stack recounts gso_segs and GRO does not merge it again.
+ *
  * The switch is NETIF_F_GRO_HW (ethtool -K vifD.N rx-gro-hw), not
  * NETIF_F_LRO: a bridge turns LRO off on every port, because packets an
  * LRO merged may not be forwarded; ours may, which is what GRO_HW says.
@@ -27,8 +37,13 @@ void xfab_nb_lro_begin(struct xfab_nb_queue *q)
 	q->lro.on = q->vif->dev->features & NETIF_F_GRO_HW;
 }
 
-/* Parse an skb whose data starts at its IP header (after eth_type_trans). */
-static int nb_lro_parse(struct sk_buff *skb, struct xfab_lro_seg *s)
+/*
+ * Parse an skb whose data starts at its IP header (after eth_type_trans).
+ * The MTU is read per packet: it may change under us, and each segment
+ * only has to fit the MTU it was checked against.
+ */
+static int nb_lro_parse(struct xfab_nb_queue *q, struct sk_buff *skb,
+			struct xfab_lro_seg *s)
 {
 	struct xfab_lro_pkt p = {
 		.l3 = skb->data,
@@ -36,6 +51,7 @@ static int nb_lro_parse(struct sk_buff *skb, struct xfab_lro_seg *s)
 		.l3_len = skb->len,
 		.ethertype = ntohs(skb->protocol),
 		.gso_size = skb_is_gso(skb) ? skb_shinfo(skb)->gso_size : 0,
+		.mtu = READ_ONCE(q->vif->dev->mtu),
 		.csum_ok = skb->ip_summed == CHECKSUM_PARTIAL ||
 			   skb->ip_summed == CHECKSUM_UNNECESSARY,
 	};
@@ -45,13 +61,22 @@ static int nb_lro_parse(struct sk_buff *skb, struct xfab_lro_seg *s)
 	return xfab_lro_parse(&p, s);
 }
 
-/* Chain skb's payload (its headers pulled off) onto the merge's head. */
+/*
+ * Chain skb's payload (its headers pulled off) onto the merge's head.
+ * Its linear part is then at most its payload, which is at most the
+ * flow's mss, as skb_segment() needs of every member (and the head's is
+ * at most its headers plus one mss): nothing on this path may pull a
+ * member's frags into its linear part. A member is a plain segment, as
+ * in GRO: skb_segment() may send it out as one of the segments, and a
+ * GSO size the guest gave it would go along.
+ */
 static void nb_lro_append(struct xfab_nb_lro *l, struct sk_buff *skb,
 			  unsigned int hdr_len)
 {
 	struct sk_buff *head = l->head;
 
 	__skb_pull(skb, hdr_len);
+	skb_gso_reset(skb);
 	if (l->last == head)
 		skb_shinfo(head)->frag_list = skb;
 	else
@@ -76,12 +101,11 @@ static void nb_lro_flush(struct xfab_nb_queue *q)
 	if (f->pieces > 1) {
 		xfab_lro_finish(f);
 		sh = skb_shinfo(skb);
-		sh->gso_size = f->head.mss;
-		sh->gso_type = f->head.v6 ? SKB_GSO_TCPV6 : SKB_GSO_TCPV4;
-		/* a size the guest chose: the stack checks it again */
-		if (f->gso)
-			sh->gso_type |= SKB_GSO_DODGY;
-		sh->gso_segs = f->segs;
+		sh->gso_size = f->mss;
+		/* sizes the guest chose: the stack checks them again */
+		sh->gso_type = (f->head.v6 ? SKB_GSO_TCPV6 : SKB_GSO_TCPV4) |
+			       SKB_GSO_DODGY;
+		sh->gso_segs = f->pieces;
 		skb_partial_csum_set(skb, f->head.ip_len,
 				     offsetof(struct tcphdr, check));
 		l->out++;
@@ -107,7 +131,7 @@ void xfab_nb_lro_receive(struct xfab_nb_queue *q, struct sk_buff *skb)
 		netif_receive_skb(skb);
 		return;
 	}
-	why = nb_lro_parse(skb, &s);
+	why = nb_lro_parse(q, skb, &s);
 	if (!why && l->head) {
 		why = xfab_lro_join(&l->flow, &s, &nb_lro_limits);
 		if (!why) {

@@ -3,10 +3,14 @@
  * libFuzzer target: arbitrary bytes as the headers of up to four packets
  * a hostile guest sent in a row, each in a buffer of exactly the bytes
  * the caller would have copied (ASan catches a read past it), with a
- * claimed total length, GSO size and checksum state. Whatever parses
- * must be consistent; whatever merges must stay within the limits and
- * be the flow's next bytes; a finished merge must carry its length and,
- * for IPv4, a right header checksum.
+ * claimed total length, GSO size and checksum state, on a device of
+ * some MTU. Whatever parses must be consistent and one wire segment
+ * within the MTU; whatever merges must stay within the limits, be the
+ * flow's next bytes and have the shape GRO gives a merge (the mss is the
+ * head's payload and fits the MTU with the headers, no member is longer
+ * than it and only the last is shorter: what skb_segment() relies on);
+ * a finished merge must carry its length and, for IPv4, a right header
+ * checksum.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,6 +18,17 @@
 #include "../../common/xfab_lro.h"
 
 #define NPKT 4
+
+/* The merge as the fuzzer follows it. */
+struct run {
+	struct xfab_lro_flow f;
+	bool started;
+	u32 last;		/* payload of the last packet in the merge */
+	u32 head_mtu;		/* the MTU the head was parsed against */
+};
+
+/* MTUs worth reaching, picked by the first input byte (or taken whole). */
+static const u32 mtus[8] = { 0, 68, 1280, 1500, 9000, 65517, 65535, 70000 };
 
 static u32 be16(const u8 *b)
 {
@@ -76,12 +91,28 @@ static void shape(const struct xfab_lro_pkt *p, u8 how, const u8 *prev,
 	}
 }
 
+/* One wire segment, all of it described, within the MTU. */
 static void check_seg(const struct xfab_lro_pkt *p,
 		      const struct xfab_lro_seg *s)
 {
 	if (s->hdr_len > p->l3_avail || s->hdr_len + s->payload != p->l3_len ||
-	    !s->payload || !s->mss || !s->segs ||
-	    s->segs != (s->payload + s->mss - 1) / s->mss)
+	    !s->payload || (p->gso_size && s->payload > p->gso_size) ||
+	    s->hdr_len + s->payload > p->mtu)
+		abort();
+}
+
+/*
+ * GRO's shape: mss = the head's payload, fits the head's MTU and a u16
+ * gso_size short of GSO_BY_FRAGS; each member at most mss, and only
+ * the last one short of it.
+ */
+static void check_shape(const struct run *r, const struct xfab_lro_seg *s)
+{
+	const struct xfab_lro_flow *f = &r->f;
+
+	if (f->mss != f->head.payload || f->mss >= 0xffff ||
+	    f->head.hdr_len + f->mss > r->head_mtu || s->payload > f->mss ||
+	    (f->pieces > 1 && r->last != f->mss))
 		abort();
 }
 
@@ -105,47 +136,82 @@ static void check_finish(const struct xfab_lro_flow *f)
 		abort();
 }
 
-/* Parse packet i; start the merge or join it; check what came out. */
-static void one(const struct xfab_lro_pkt *p, struct xfab_lro_flow *f,
-		bool *started)
+/* A merge of two or more ends as netback ends it: finished, then checked. */
+static void end_merge(struct run *r)
+{
+	if (r->started && r->f.pieces > 1) {
+		xfab_lro_finish(&r->f);
+		check_finish(&r->f);
+	}
+	r->started = false;
+}
+
+static void start(struct run *r, const struct xfab_lro_pkt *p,
+		  const struct xfab_lro_seg *s)
+{
+	xfab_lro_start(&r->f, s);
+	r->started = true;
+	r->head_mtu = p->mtu;
+	check_shape(r, s);
+	r->last = s->payload;
+}
+
+/*
+ * Parse packet i; join the merge, or end it and start the next one, as
+ * netback does; check what came out.
+ */
+static void one(const struct xfab_lro_pkt *p, struct run *r)
 {
 	const struct xfab_lro_limits lim = { 65535, 3 };
+	struct xfab_lro_flow *f = &r->f;
 	struct xfab_lro_seg s;
 	u32 next_seq = f->next_seq;
 	int why = xfab_lro_parse(p, &s);
 
 	if (why < XFAB_LRO_OK || why >= XFAB_LRO_FLOW)
 		abort();
-	if (why)
+	if (why) {
+		end_merge(r);
 		return;
+	}
 	check_seg(p, &s);
-	if (!*started) {
-		xfab_lro_start(f, &s);
-		*started = true;
+	if (!r->started) {
+		start(r, p, &s);
 		return;
 	}
 	why = xfab_lro_join(f, &s, &lim);
-	if (why == XFAB_LRO_OK &&
-	    (s.seq != next_seq || f->l3_len > lim.max_l3 ||
-	     f->pieces > lim.max_pieces || f->next_seq != s.seq + s.payload))
+	if (why != XFAB_LRO_OK) {
+		if (why < XFAB_LRO_FLOW || why >= XFAB_LRO_END)
+			abort();
+		end_merge(r);
+		start(r, p, &s);
+		return;
+	}
+	if (s.seq != next_seq || f->l3_len > lim.max_l3 ||
+	    f->pieces > lim.max_pieces || f->next_seq != s.seq + s.payload)
 		abort();
-	if (why != XFAB_LRO_OK && (why < XFAB_LRO_FLOW || why >= XFAB_LRO_END))
-		abort();
+	check_shape(r, &s);
+	r->last = s.payload;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct xfab_lro_pkt p[NPKT];
-	struct xfab_lro_flow f = { 0 };
+	struct run r = { 0 };
 	u8 *buf[NPKT] = { 0 };
-	u32 n = 0, i, chunk;
-	bool started = false;
+	u32 n = 0, i, chunk, mtu;
 
 	/*
-	 * per packet: control (bit 0 IPv6, bit 1 GSO, bits 2-6 its size,
-	 * bit 7 checksum not ok), shaping, 2 length bytes, header length,
-	 * then the header bytes
+	 * first the MTU: a byte picking one of mtus[] or, with bit 3 set,
+	 * the next two bytes; then per packet: control (bit 0 IPv6, bit 1
+	 * GSO, bits 2-6 its size, bit 7 checksum not ok), shaping, 2 length
+	 * bytes, header length, then the header bytes
 	 */
+	if (size < 3)
+		return 0;
+	mtu = data[0] & 8 ? be16(data + 1) : mtus[data[0] & 7];
+	data += 3;
+	size -= 3;
 	while (n < NPKT && size >= 5) {
 		u8 ctl = data[0];
 
@@ -162,19 +228,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			.ethertype = ctl & 1 ? XFAB_ETHERTYPE_IPV6 :
 					       XFAB_ETHERTYPE_IPV4,
 			.gso_size = ctl & 2 ? (ctl >> 2 & 31) * 97 : 0,
+			.mtu = mtu,
 			.csum_ok = !(ctl & 0x80),
 		};
 		shape(&p[n], data[1], n ? buf[n - 1] : NULL,
-		      n ? p[n - 1].l3_avail : 0, started ? &f : NULL);
-		one(&p[n], &f, &started);
+		      n ? p[n - 1].l3_avail : 0, r.started ? &r.f : NULL);
+		one(&p[n], &r);
 		data += 5 + chunk;
 		size -= 5 + chunk;
 		n++;
 	}
-	if (started && f.pieces > 1) {
-		xfab_lro_finish(&f);
-		check_finish(&f);
-	}
+	end_merge(&r);
 	for (i = 0; i < n; i++)
 		free(buf[i]);
 	return 0;

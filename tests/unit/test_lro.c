@@ -12,6 +12,7 @@
 #define ACK 0x10
 #define PSH 0x08
 #define MSS 1448
+#define MTU 9000	/* the default: room for any test's single segment */
 #define BUF 70000
 
 /* How a test packet is made; zero fields take the defaults below. */
@@ -21,6 +22,7 @@ struct mk {
 	u8 flags;		/* 0: ACK */
 	u32 tsval;
 	u16 sport, win;
+	u16 gso;		/* the GSO size it comes with; 0: none */
 };
 
 static void put16(u8 *b, u32 v)
@@ -99,7 +101,7 @@ static struct xfab_lro_pkt pkt_of(u8 *b, u32 len, bool v6)
 	struct xfab_lro_pkt p = {
 		.l3 = b, .l3_avail = len < 128 ? len : 128, .l3_len = len,
 		.ethertype = v6 ? XFAB_ETHERTYPE_IPV6 : XFAB_ETHERTYPE_IPV4,
-		.csum_ok = true,
+		.mtu = MTU, .csum_ok = true,
 	};
 	return p;
 }
@@ -108,6 +110,7 @@ static int parse_mk(u8 *b, const struct mk *m, struct xfab_lro_seg *s)
 {
 	struct xfab_lro_pkt p = pkt_of(b, mk_pkt(b, m), m->v6);
 
+	p.gso_size = m->gso;
 	return xfab_lro_parse(&p, s);
 }
 
@@ -124,8 +127,6 @@ TEST(lro_parse_reads_v4_and_v6_segments)
 	ASSERT_EQ(s.ip_len, 20);
 	ASSERT_EQ(s.hdr_len, 52);
 	ASSERT_EQ(s.payload, MSS);
-	ASSERT_EQ(s.mss, MSS);
-	ASSERT_EQ(s.segs, 1);
 	ASSERT_EQ(s.seq, 5);
 	m.v6 = true;
 	ASSERT_EQ(parse_mk(b, &m, &s), XFAB_LRO_OK);
@@ -136,18 +137,71 @@ TEST(lro_parse_reads_v4_and_v6_segments)
 	ASSERT_EQ(strcmp(xfab_lro_why_name(-1), "unknown"), 0);
 }
 
-TEST(lro_parse_gso_packet_counts_its_segments)
+/* Parse a packet made from m with this GSO size and MTU. */
+static int parse_gso(u8 *b, const struct mk *m, u16 gso_size, u32 mtu,
+		     struct xfab_lro_seg *s)
+{
+	struct xfab_lro_pkt p = pkt_of(b, mk_pkt(b, m), m->v6);
+
+	p.gso_size = gso_size;
+	p.mtu = mtu;
+	return xfab_lro_parse(&p, s);
+}
+
+/*
+ * A GSO packet of more than one wire segment may not start a merge:
+ * chained on a frag_list it would be a member longer than gso_size.
+ * One that carries gso_size bytes or less is one segment, and may.
+ */
+TEST(lro_parse_refuses_a_gso_packet_of_several_segments)
 {
 	static u8 b[BUF];
 	struct xfab_lro_seg s;
 	struct mk m = { .len = 3 * MSS + 10 };
-	struct xfab_lro_pkt p = pkt_of(b, mk_pkt(b, &m), false);
 
-	p.gso_size = MSS;
-	ASSERT_EQ(xfab_lro_parse(&p, &s), XFAB_LRO_OK);
-	ASSERT_TRUE(s.gso);
-	ASSERT_EQ(s.mss, MSS);
-	ASSERT_EQ(s.segs, 4);
+	ASSERT_EQ(parse_gso(b, &m, MSS, MTU, &s), XFAB_LRO_MULTI_SEG);
+	m.len = MSS + 1;
+	ASSERT_EQ(parse_gso(b, &m, MSS, MTU, &s), XFAB_LRO_MULTI_SEG);
+	m.len = MSS;
+	ASSERT_EQ(parse_gso(b, &m, MSS, MTU, &s), XFAB_LRO_OK);
+	ASSERT_EQ(s.payload, MSS);
+	m.len = 100;
+	ASSERT_EQ(parse_gso(b, &m, MSS, MTU, &s), XFAB_LRO_OK);
+	m = (struct mk){ .v6 = true, .len = 2 * MSS };
+	ASSERT_EQ(parse_gso(b, &m, MSS, MTU, &s), XFAB_LRO_MULTI_SEG);
+	m.len = MSS;
+	ASSERT_EQ(parse_gso(b, &m, MSS, MTU, &s), XFAB_LRO_OK);
+	ASSERT_LT(XFAB_LRO_MULTI_SEG, XFAB_LRO_FLOW);
+	ASSERT_EQ(strcmp(xfab_lro_why_name(XFAB_LRO_MULTI_SEG), "multi_seg"),
+		  0);
+}
+
+/*
+ * Each segment's IP length fits the device's MTU, to the byte; 0 is an
+ * MTU like any other, not "no limit".
+ */
+TEST(lro_parse_refuses_a_segment_past_the_mtu)
+{
+	static u8 b[BUF];
+	struct xfab_lro_seg s;
+	struct mk m = { .len = 1448 };	/* 52 header bytes: 1500 */
+
+	ASSERT_EQ(parse_gso(b, &m, 0, 1500, &s), XFAB_LRO_OK);
+	ASSERT_EQ(parse_gso(b, &m, 0, 1499, &s), XFAB_LRO_MTU);
+	ASSERT_EQ(parse_gso(b, &m, MSS, 1499, &s), XFAB_LRO_MTU);
+	ASSERT_EQ(parse_gso(b, &m, 0, 0, &s), XFAB_LRO_MTU);
+	m.len = 1;
+	ASSERT_EQ(parse_gso(b, &m, 0, 0, &s), XFAB_LRO_MTU);
+	m = (struct mk){ .v6 = true, .len = 1428 };	/* 72 + 1428 */
+	ASSERT_EQ(parse_gso(b, &m, 0, 1500, &s), XFAB_LRO_OK);
+	m.len = 1429;
+	ASSERT_EQ(parse_gso(b, &m, 0, 1500, &s), XFAB_LRO_MTU);
+	/* a jumbo frame from a guest on a 1500 vif */
+	m = (struct mk){ .len = 8948 };
+	ASSERT_EQ(parse_gso(b, &m, 0, 1500, &s), XFAB_LRO_MTU);
+	ASSERT_EQ(parse_gso(b, &m, 0, 9000, &s), XFAB_LRO_OK);
+	ASSERT_LT(XFAB_LRO_MTU, XFAB_LRO_FLOW);
+	ASSERT_EQ(strcmp(xfab_lro_why_name(XFAB_LRO_MTU), "mtu"), 0);
 }
 
 /* Make a good v4 packet, let edit break it, expect why. */
@@ -281,7 +335,7 @@ TEST(lro_join_merges_a_run_and_stops_after_a_short_one)
 	ASSERT_EQ(run(m, 8, &f, &why, &lim64k), 6);
 	ASSERT_EQ(why, XFAB_LRO_CLOSED);
 	ASSERT_EQ(f.pieces, 6);
-	ASSERT_EQ(f.segs, 6);
+	ASSERT_EQ(f.mss, MSS);
 	ASSERT_EQ(f.l3_len, 52 + 5 * MSS + 100);
 	ASSERT_EQ(f.next_seq, 1000 + 5 * MSS + 100);
 	ASSERT_FALSE(f.open);
@@ -362,31 +416,151 @@ TEST(lro_join_stops_at_64k_and_the_piece_limit)
 	ASSERT_EQ(why, XFAB_LRO_FULL);
 }
 
-TEST(lro_join_gso_packets_of_one_size)
+/*
+ * An IPv6 segment may be 64 KiB + 40 long on its own (its length field
+ * leaves out the fixed header); on a device with an MTU that large it
+ * starts a merge already past max_l3, and nothing may join it.
+ */
+TEST(lro_join_full_after_an_ipv6_head_past_64k)
 {
-	static u8 b[3][BUF];
-	struct mk m = { .seq = 1, .len = 4 * MSS };
-	struct xfab_lro_pkt p;
-	struct xfab_lro_seg s0, s1, s2;
+	static u8 b[2][BUF];
+	struct mk m0 = { .v6 = true, .seq = 1, .len = 65535 - 32 };
+	struct mk m1 = { .v6 = true, .seq = 1 + 65535 - 32, .len = 1 };
+	struct xfab_lro_seg s0, s1;
 	struct xfab_lro_flow f;
 
-	p = pkt_of(b[0], mk_pkt(b[0], &m), false);
-	p.gso_size = MSS;
-	ASSERT_EQ(xfab_lro_parse(&p, &s0), XFAB_LRO_OK);
-	m.seq += 4 * MSS;
-	p = pkt_of(b[1], mk_pkt(b[1], &m), false);
-	p.gso_size = MSS;
-	ASSERT_EQ(xfab_lro_parse(&p, &s1), XFAB_LRO_OK);
-	m.seq += 4 * MSS;
-	p = pkt_of(b[2], mk_pkt(b[2], &m), false);
-	p.gso_size = MSS - 8;
-	ASSERT_EQ(xfab_lro_parse(&p, &s2), XFAB_LRO_OK);
+	ASSERT_EQ(parse_gso(b[0], &m0, 0, 70000, &s0), XFAB_LRO_OK);
+	ASSERT_EQ(parse_gso(b[1], &m1, 0, 70000, &s1), XFAB_LRO_OK);
 	xfab_lro_start(&f, &s0);
-	ASSERT_EQ(xfab_lro_join(&f, &s1, &lim64k), XFAB_LRO_OK);
-	ASSERT_EQ(f.segs, 8);
-	ASSERT_TRUE(f.gso);
-	ASSERT_EQ(xfab_lro_join(&f, &s2, &lim64k), XFAB_LRO_MSS);
-	ASSERT_EQ(f.pieces, 2);
+	ASSERT_EQ(f.l3_len, 65575);
+	ASSERT_EQ(xfab_lro_join(&f, &s1, &lim64k), XFAB_LRO_FULL);
+	ASSERT_EQ(f.pieces, 1);
+}
+
+/*
+ * The shape that panicked dom0 (issue 39): two consecutive TCPv4
+ * segments of one flow, 16 payload bytes each, each with GSO size 8.
+ * Chained, the second would be a frag_list member of 16 linear bytes in
+ * a packet of gso_size 8 or 16. Neither may start a merge or join one,
+ * so each goes up alone, as the guest sent it.
+ */
+static void attack_shape(int *_failed, bool v6)
+{
+	static u8 b[2][BUF];
+	struct mk m0 = { .v6 = v6, .seq = 1, .len = 16, .gso = 8 };
+	struct mk m1 = { .v6 = v6, .seq = 17, .len = 16, .gso = 8 };
+	struct mk ok = { .v6 = v6, .seq = 1, .len = 16 };
+	struct xfab_lro_seg s0, s1;
+	struct xfab_lro_flow f;
+
+	ASSERT_EQ(parse_mk(b[0], &m0, &s0), XFAB_LRO_MULTI_SEG);
+	ASSERT_EQ(parse_mk(b[1], &m1, &s1), XFAB_LRO_MULTI_SEG);
+	/* nor after a good 16-byte segment of the same flow */
+	ASSERT_EQ(parse_mk(b[0], &ok, &s0), XFAB_LRO_OK);
+	xfab_lro_start(&f, &s0);
+	ASSERT_EQ(parse_mk(b[1], &m1, &s1), XFAB_LRO_MULTI_SEG);
+	ASSERT_EQ(f.pieces, 1);
+	ASSERT_EQ(f.mss, 16);
+	ASSERT_EQ(f.l3_len, s0.hdr_len + 16u);
+}
+
+TEST(lro_attack_two_16_byte_segments_of_gso_size_8_go_up_alone)
+{
+	attack_shape(_failed, false);
+	if (*_failed)
+		return;
+	attack_shape(_failed, true);
+}
+
+/* A GSO packet of two segments after a full one: it cannot join. */
+TEST(lro_join_refuses_a_gso_packet_of_several_segments)
+{
+	static u8 b[2][BUF];
+	struct xfab_lro_seg s0, s1;
+	struct xfab_lro_flow f;
+	bool v6;
+
+	for (v6 = false; ; v6 = true) {
+		struct mk m0 = { .v6 = v6, .seq = 1, .len = MSS };
+		struct mk m1 = { .v6 = v6, .seq = 1 + MSS, .len = 2 * MSS,
+				 .gso = MSS };
+
+		ASSERT_EQ(parse_mk(b[0], &m0, &s0), XFAB_LRO_OK);
+		xfab_lro_start(&f, &s0);
+		ASSERT_TRUE(f.open);
+		ASSERT_EQ(parse_mk(b[1], &m1, &s1), XFAB_LRO_MULTI_SEG);
+		/* one of them, with the same GSO size, is a segment */
+		m1.len = MSS;
+		ASSERT_EQ(parse_mk(b[1], &m1, &s1), XFAB_LRO_OK);
+		ASSERT_EQ(xfab_lro_join(&f, &s1, &lim64k), XFAB_LRO_OK);
+		ASSERT_EQ(f.pieces, 2);
+		ASSERT_EQ(f.mss, MSS);
+		if (v6)
+			break;
+	}
+}
+
+/*
+ * Every member but the last is one mss, the last at most one: the
+ * segment boundaries skb_segment() cuts at are the members' own.
+ */
+static void members_ok(int *_failed, const struct mk *m, u32 n,
+		       const struct xfab_lro_flow *f)
+{
+	u32 i;
+
+	ASSERT_EQ(f->pieces, n);
+	ASSERT_EQ(f->mss, m[0].len);
+	for (i = 1; i < n; i++) {
+		ASSERT_LE(m[i].len, f->mss);
+		if (i + 1 < n)
+			ASSERT_EQ(m[i].len, f->mss);
+	}
+}
+
+/*
+ * A run of full segments still merges, and the mss is the first one's
+ * payload, whatever GSO size single segments came with: a later one
+ * longer than that first payload is refused even when it carries the
+ * same GSO size.
+ */
+static void mss_is_first_payload(int *_failed, bool v6)
+{
+	static struct mk m[12];
+	struct xfab_lro_flow f;
+	u32 i;
+	int why;
+
+	for (i = 0; i < 12; i++)
+		m[i] = (struct mk){ .v6 = v6, .seq = 1000 + i * 1000,
+				    .len = 1000 };
+	m[11].len = 1001;
+	ASSERT_EQ(run(m, 12, &f, &why, &lim64k), 11);
+	ASSERT_EQ(why, XFAB_LRO_MSS);
+	members_ok(_failed, m, 11, &f);
+	if (*_failed)
+		return;
+	ASSERT_TRUE(f.open);
+	for (i = 0; i < 12; i++)
+		m[i].gso = MSS;
+	ASSERT_EQ(run(m, 12, &f, &why, &lim64k), 11);
+	ASSERT_EQ(why, XFAB_LRO_MSS);
+	ASSERT_EQ(f.mss, 1000);
+	/* a shorter GSO one ends the merge, as a shorter plain one does */
+	m[5].len = 10;
+	m[6].seq = m[5].seq + 10;
+	m[6].len = 10;
+	ASSERT_EQ(run(m, 7, &f, &why, &lim64k), 6);
+	ASSERT_EQ(why, XFAB_LRO_CLOSED);
+	members_ok(_failed, m, 6, &f);
+}
+
+TEST(lro_join_mss_is_the_first_payload)
+{
+	mss_is_first_payload(_failed, false);
+	if (*_failed)
+		return;
+	mss_is_first_payload(_failed, true);
 }
 
 /* The from-scratch TCP checksum of a whole packet at l3 (check field 0). */
