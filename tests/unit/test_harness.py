@@ -234,6 +234,32 @@ class HarnessTest(unittest.TestCase):
         with open(os.path.join(self.res, "summary.txt")) as f:
             self.assertIn("reruns: 0", f.read())
 
+    def test_dom0_death_with_xfab_modules_fails_its_scenario(self):
+        # dom0 oopses in 002 with xfab_netback loaded and the run ends
+        oops = ("[  812.1] kernel BUG at net/core/skbuff.c:4855!\n"
+                "[  812.1] Oops: invalid opcode: 0000 [#1] PREEMPT SMP NOPTI\n"
+                "[  812.2] Call Trace:\n"
+                "[  812.2] Modules linked in: %s\n"
+                "[  812.3] Kernel panic - not syncing: Fatal exception\n")
+        begin = "@@begin 001-stock-baseline\n@@end 001-stock-baseline PASS 1\n" \
+                "@@begin 002-module-pipeline\n"
+        serial = "xfab-run: === 002-module-pipeline\n" + oops % "xfab_netback(O) bridge"
+        chan = self.feed(begin, serial)
+        run.settle(chan, "QEMU exited (0) before the verdict", "001 002")
+        self.assertEqual(run.rerun_list(chan, None, 3), [])
+        s2 = chan.scen["002-module-pipeline"]
+        self.assertEqual(s2["status"], "FAIL")
+        self.assertIn("kernel BUG at net/core/skbuff.c", s2["reason"])
+        self.assertEqual(chan.scen["001-stock-baseline"]["status"], "PASS")
+        # no module of ours in the oops, or the oops in a domU: still ERROR
+        for serial in ("xfab-run: === 002-module-pipeline\n" + oops % "bridge",
+                       "xfab-run: === 002-module-pipeline\n" +
+                       "".join("[d1] " + ln + "\n" for ln in
+                               (oops % "xfab_netfront(O)").splitlines())):
+            chan = self.feed(begin, serial)
+            run.settle(chan, "QEMU exited (0) before the verdict", "001 002")
+            self.assertEqual(chan.scen["002-module-pipeline"]["status"], "ERROR")
+
     def test_boot_dead_before_any_scenario_is_booted_again(self):
         oops = "[    3.658178] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI\n"
         chan = self.feed("", "Xen\n" + oops)

@@ -107,6 +107,13 @@ XFAB_DOMAIN = "xfab domain "
 # ": STATUS" after the name): console lines up to the next one were logged
 # while it ran or was torn down.
 SCEN_START = re.compile(r"xfab-run: === (\d{3}-[^\s:]+)\s*$")
+# dom0's own kernel lines on the console (a domU's carry "[dN] " first,
+# Xen's "(XEN)"), and the line of an oops that lists the loaded modules:
+# a dom0 that dies with one of ours loaded ran our code, so the scenario
+# it died in is a FAIL, not a sick testbed's ERROR (issue 39: dom0 died
+# of a BUG that a guest's packets reached through xfab_netback's LRO).
+DOM0_KERNEL = re.compile(r"^\[\s*\d+\.\d+\] ")
+XFAB_MODULES = re.compile(r"Modules linked in:.*\bxfab_")
 # xpti=false: QEMU's Nehalem model does not claim immunity to Meltdown,
 # so Xen would isolate the page tables of every PV guest and switch them
 # at each guest kernel entry and exit; each switch flushes QEMU's software
@@ -244,6 +251,10 @@ class Channel:
         self.sick = []
         self.splats = []
         self.stock_splats = set()
+        # scenario -> its first dom0 splat line; dom0_xfab: the scenarios
+        # in which dom0 oopsed with an xfab module loaded, that line
+        self.dom0_splat = {}
+        self.dom0_xfab = {}
         self.current = None
         self.settled = False
 
@@ -270,11 +281,21 @@ class Channel:
                 self.sick.append((self.current, ln.strip()))
             elif SPLAT.search(ln):
                 self.splats.append(ln.strip())
+            if DOM0_KERNEL.match(ln):
+                self._dom0_line(ln.strip())
             if self.verbose or self._progress(ln):
                 print("  | " + ln, flush=True)
         for ln in self._read("channel.log"):
             self.last_event = time.time()
             self._event(ln)
+
+    def _dom0_line(self, ln):
+        """Remember a dom0 oops that names an xfab module, by scenario."""
+        if SPLAT.search(ln):
+            self.dom0_splat.setdefault(self.current, ln)
+        if XFAB_MODULES.search(ln) and self.current:
+            self.dom0_xfab.setdefault(self.current,
+                                      self.dom0_splat.get(self.current, ln))
 
     @staticmethod
     def _progress(ln):
@@ -384,6 +405,14 @@ def settle(chan, verdict, scenarios):
             chan.scen[name] = {"name": name, "status": "ERROR",
                                "reason": verdict or "never started",
                                "figures": {}, "xenstore": {}, "lines": []}
+    # dom0 died in a scenario with our modules loaded: that one FAILs
+    for name, ln in chan.dom0_xfab.items():
+        s = chan.scen.get(name)
+        if s and s["status"] == "ERROR":
+            s["status"] = "FAIL"
+            s["reason"] = (f"{XFAB_DOMAIN}dom0 oopsed with xfab modules "
+                           f"loaded and never finished: {ln[:160]}")
+            s["lines"] = s["lines"] + [ln]
     # Splats the dom0 runner attributed already failed their scenario:
     # as kernel log lines, or as the oops of a domain running xfab code.
     splats = [ln for ln in chan.splats if ln not in chan.stock_splats]
