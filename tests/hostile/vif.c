@@ -26,6 +26,20 @@
  *                  through every state every 20 ms, in no protocol order,
  *                  the ring keys changing under it (hs_flip_states,
  *                  hv_flip_keys)
+ *   lro_gso        two consecutive TCP segments of one flow, 16 payload
+ *                  bytes each, each with a GSO extra of size 8 (so each
+ *                  is two wire segments), csum_blank and data_validated,
+ *                  to a MAC nobody has: over IPv4, then over IPv6 (issue
+ *                  39 item 2: merged onto a frag_list, they made dom0's
+ *                  software GSO hit a BUG in skb_segment)
+ *   lro_mtu        two consecutive 3000-byte TCP segments of one IPv4
+ *                  flow, no GSO extra, the same flags: longer than the
+ *                  vif's MTU, they must not leave dom0's bridge as one
+ *                  forwardable GSO packet
+ *
+ * The lro_* cases send once dom0's bridge has reached us (a frame from it
+ * says our port forwards; the scenario sends broadcasts), and report
+ * linked=1 then; dom0 watches the flows on a bridge port (hostile.sh).
  *
  * Responses are only counted, never trusted for more.
  */
@@ -35,6 +49,11 @@
 #include <linux/slab.h>
 #include <linux/mm.h>
 #include <linux/etherdevice.h>
+#include <linux/ipv6.h>
+#include <linux/tcp.h>
+#include <net/checksum.h>
+#include <net/ip.h>
+#include <net/ip6_checksum.h>
 #include <xen/xenbus.h>
 #include <xen/grant_table.h>
 #include <xen/events.h>
@@ -46,13 +65,13 @@
 enum hs_vcase {
 	HV_VALID, HV_NO_RX, HV_TX_BAD_GREF, HV_TX_ZERO_FRAG, HV_TX_CROSS_PAGE,
 	HV_TX_SLOT_FLOOD, HV_TX_PROD_JUMP, HV_KICK_STORM, HV_STATE_FLIP,
-	HV_RX_TRICKLE, HV_NR_CASES
+	HV_RX_TRICKLE, HV_LRO_GSO, HV_LRO_MTU, HV_NR_CASES
 };
 
 static const char *const hv_names[HV_NR_CASES] = {
 	"valid", "no_rx", "tx_bad_gref", "tx_zero_frag", "tx_cross_page",
 	"tx_slot_flood", "tx_prod_jump", "kick_storm", "state_flip",
-	"rx_trickle",
+	"rx_trickle", "lro_gso", "lro_mtu",
 };
 
 #define HV_FRAMES 256u
@@ -61,6 +80,39 @@ static const char *const hv_names[HV_NR_CASES] = {
 #define HV_NOBODYS_GREF 0x7ffffff0u
 #define HV_FLOOD_SLOTS 20u
 #define HV_TRICKLE 8u
+
+/*
+ * The lro_* flows. hostile.sh's capture knows the same values: the
+ * addresses, the ports, the first sequence number and hv_lro_byte().
+ * Each segment is a frame of its own page, at an offset that puts the
+ * IP header on a 4-byte boundary.
+ */
+#define HV_LRO_SEGS 2u
+#define HV_LRO_OFF 2u
+#define HV_LRO_SPORT 0xfab0
+#define HV_LRO_ISN 0x1000u
+#define HV_LRO_LINK_SECS 40
+#define HV_LRO_SEND_SECS 20
+
+struct hv_flow {
+	bool v6;
+	u16 dport;		/* tells the flows apart in the capture */
+	u16 payload;		/* bytes per segment */
+	u16 gso;		/* the GSO extra's size; 0: no extra */
+};
+
+static const struct hv_flow hv_gso_flows[] = {
+	{ .v6 = false, .dport = 7001, .payload = 16, .gso = 8 },
+	{ .v6 = true, .dport = 7002, .payload = 16, .gso = 8 },
+};
+
+static const struct hv_flow hv_mtu_flows[] = {
+	{ .v6 = false, .dport = 7003, .payload = 3000 },
+};
+
+/* our MAC, and one nobody on the bridge has: it floods what goes there */
+static const u8 hv_self[ETH_ALEN] = { 0x02, 0x00, 0x00, 0xfa, 0xb0, 0x01 };
+static const u8 hv_nobody[ETH_ALEN] = { 0x02, 0x00, 0x00, 0xfa, 0xb0, 0x0d };
 
 struct hs_vif {
 	struct hs_front f;		/* first: the shared lifecycle */
@@ -73,11 +125,15 @@ struct hs_vif {
 	int irq;
 	struct page *frame;		/* what every TX slot points into */
 	grant_ref_t frame_ref;
+	struct page *seg_page[HV_LRO_SEGS];	/* but the lro_* segments */
+	grant_ref_t seg_ref[HV_LRO_SEGS];
 	struct page *rx_page[HV_RX_BUFS];
 	grant_ref_t rx_gref[HV_RX_BUFS];
 	/* results */
 	u64 posted, answered, okay, error, null, kicks, lies;
 	u64 rx_posted, rx_got, rx_err, rx_after, bursts;
+	u64 segs;			/* lro_*: TCP segments sent */
+	bool linked;			/* lro_*: the bridge reached us first */
 	atomic64_t irqs;
 };
 
@@ -249,6 +305,166 @@ static void hv_wait(struct hs_vif *v, unsigned long end)
 	}
 }
 
+/* A GSO extra in the next slot, after the request that announced it. */
+static void hv_gso_extra(struct hs_vif *v, u8 type, u16 size)
+{
+	struct xen_netif_extra_info *e;
+
+	e = (struct xen_netif_extra_info *)RING_GET_REQUEST(&v->tx,
+							    v->tx.req_prod_pvt);
+	memset(e, 0, sizeof(*e));
+	e->type = XEN_NETIF_EXTRA_TYPE_GSO;
+	e->u.gso.size = size;
+	e->u.gso.type = type;
+	v->tx.req_prod_pvt++;
+}
+
+/* Byte i of a flow's TCP stream (the capture in hostile.sh checks it). */
+static u8 hv_lro_byte(const struct hv_flow *fl, u32 i)
+{
+	return i * 13 + (i >> 8) + fl->dport;
+}
+
+/* fd00:fab::<last> */
+static void hv_lro_addr6(struct in6_addr *a, u8 last)
+{
+	memset(a, 0, sizeof(*a));
+	a->s6_addr[0] = 0xfd;
+	a->s6_addr[2] = 0x0f;
+	a->s6_addr[3] = 0xab;
+	a->s6_addr[15] = last;
+}
+
+/*
+ * Segment i of flow fl as a frame at p: to hv_nobody, IPv4 10.0.0.77 ->
+ * 10.0.0.88 (DF, no options, a right header checksum) or IPv6
+ * fd00:fab::77 -> ::88 (no extension header), TCP with ACK alone and the
+ * next sequence number; its checksum field holds the pseudo-header sum,
+ * as csum_blank says. Returns the frame's length.
+ */
+static u32 hv_lro_build(u8 *p, const struct hv_flow *fl, u32 i)
+{
+	u32 at = i * fl->payload, l4 = sizeof(struct tcphdr) + fl->payload;
+	struct ethhdr *eth = (struct ethhdr *)p;
+	struct ipv6hdr *ip6 = (struct ipv6hdr *)(eth + 1);
+	struct iphdr *ip = (struct iphdr *)(eth + 1);
+	struct tcphdr *th;
+	u8 *data;
+	u32 n;
+
+	memcpy(eth->h_dest, hv_nobody, ETH_ALEN);
+	memcpy(eth->h_source, hv_self, ETH_ALEN);
+	if (fl->v6) {
+		eth->h_proto = htons(ETH_P_IPV6);
+		memset(ip6, 0, sizeof(*ip6));
+		ip6->version = 6;
+		ip6->payload_len = htons(l4);
+		ip6->nexthdr = IPPROTO_TCP;
+		ip6->hop_limit = 64;
+		hv_lro_addr6(&ip6->saddr, 0x77);
+		hv_lro_addr6(&ip6->daddr, 0x88);
+		th = (struct tcphdr *)(ip6 + 1);
+	} else {
+		eth->h_proto = htons(ETH_P_IP);
+		memset(ip, 0, sizeof(*ip));
+		ip->version = 4;
+		ip->ihl = 5;
+		ip->tot_len = htons(sizeof(*ip) + l4);
+		ip->id = htons(i + 1);
+		ip->frag_off = htons(IP_DF);
+		ip->ttl = 64;
+		ip->protocol = IPPROTO_TCP;
+		ip->saddr = htonl(0x0a00004d);
+		ip->daddr = htonl(0x0a000058);
+		ip->check = ip_fast_csum(ip, ip->ihl);
+		th = (struct tcphdr *)(ip + 1);
+	}
+	memset(th, 0, sizeof(*th));
+	th->source = htons(HV_LRO_SPORT);
+	th->dest = htons(fl->dport);
+	th->seq = htonl(HV_LRO_ISN + at);
+	th->ack_seq = htonl(1);
+	th->doff = sizeof(*th) / 4;
+	th->ack = 1;
+	th->window = htons(0x4000);
+	data = (u8 *)(th + 1);
+	for (n = 0; n < fl->payload; n++)
+		data[n] = hv_lro_byte(fl, at + n);
+	if (fl->v6)
+		th->check = ~csum_ipv6_magic(&ip6->saddr, &ip6->daddr, l4,
+					     IPPROTO_TCP, 0);
+	else
+		th->check = ~csum_tcpudp_magic(ip->saddr, ip->daddr, l4,
+					       IPPROTO_TCP, 0);
+	return (data + fl->payload) - p;
+}
+
+/*
+ * One flow's segments in one push (the backend takes them in one poll),
+ * each a one-slot frame, with its GSO extra if the flow has one. True
+ * once every slot is answered: then the pages may be written again.
+ */
+static bool hv_lro_flow(struct hs_vif *v, const struct hv_flow *fl,
+			unsigned long end)
+{
+	u16 flags = XEN_NETTXF_csum_blank | XEN_NETTXF_data_validated;
+	u8 type = fl->v6 ? XEN_NETIF_GSO_TYPE_TCPV6 : XEN_NETIF_GSO_TYPE_TCPV4;
+	int notify;
+	u32 i, len;
+
+	if (fl->gso)
+		flags |= XEN_NETTXF_extra_info;
+	for (i = 0; i < HV_LRO_SEGS; i++) {
+		len = hv_lro_build((u8 *)page_address(v->seg_page[i]) +
+				   HV_LRO_OFF, fl, i);
+		hv_slot(v, v->seg_ref[i], HV_LRO_OFF, len, flags);
+		v->posted++;
+		if (fl->gso) {
+			hv_gso_extra(v, type, fl->gso);
+			v->posted++;
+		}
+		v->segs++;
+	}
+	RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&v->tx, notify);
+	if (notify)
+		hv_kick(v);
+	while (v->tx.rsp_cons != v->tx.req_prod_pvt) {
+		if (v->lies || kthread_should_stop() ||
+		    !time_before(jiffies, end))
+			return false;
+		usleep_range(500, 1000);
+		hv_reap(v);
+		hv_post_some(v, HV_RX_BUFS);
+	}
+	return true;
+}
+
+/*
+ * lro_*: RX buffers out, then wait until a frame from dom0's bridge comes
+ * (the scenario sends broadcasts once our vif is in it): until then the
+ * bridge may not forward what we send. Then each flow in turn.
+ */
+static void hv_lro(struct hs_vif *v, const struct hv_flow *fl, u32 nr,
+		   unsigned long t0)
+{
+	unsigned long end = t0 + HV_LRO_LINK_SECS * HZ;
+	u32 i;
+
+	hv_post_rx(v);
+	while (!v->rx_got && !v->lies && !kthread_should_stop() &&
+	       time_before(jiffies, end)) {
+		msleep(20);
+		hv_reap(v);
+	}
+	v->linked = v->rx_got > 0;
+	if (!v->linked)
+		return;
+	end = jiffies + HV_LRO_SEND_SECS * HZ;
+	for (i = 0; i < nr; i++)
+		if (!hv_lro_flow(v, &fl[i], end))
+			return;
+}
+
 static int hv_run(void *arg)
 {
 	struct hs_vif *v = container_of((struct hs_front *)arg,
@@ -282,6 +498,12 @@ static int hv_run(void *arg)
 	case HV_RX_TRICKLE:
 		hv_trickle(v, flood);
 		break;
+	case HV_LRO_GSO:
+		hv_lro(v, hv_gso_flows, ARRAY_SIZE(hv_gso_flows), t0);
+		break;
+	case HV_LRO_MTU:
+		hv_lro(v, hv_mtu_flows, ARRAY_SIZE(hv_mtu_flows), t0);
+		break;
 	case HV_TX_CROSS_PAGE:
 	case HV_TX_SLOT_FLOOD:
 		/* one frame; a backend that takes it as fatal never answers */
@@ -293,12 +515,13 @@ static int hv_run(void *arg)
 		hv_wait(v, jiffies + HZ / 2);
 		break;
 	}
-	hs_report("run=%u case=%s ms=%u posted=%llu answered=%llu okay=%llu error=%llu null=%llu rx_posted=%llu rx_got=%llu rx_err=%llu rx_after=%llu bursts=%llu kicks=%llu irqs=%lld lies=%llu flips=%u",
+	hs_report("run=%u case=%s ms=%u posted=%llu answered=%llu okay=%llu error=%llu null=%llu rx_posted=%llu rx_got=%llu rx_err=%llu rx_after=%llu bursts=%llu kicks=%llu irqs=%lld lies=%llu flips=%u segs=%llu linked=%u",
 		  v->f.run, hv_names[v->f.kase], jiffies_to_msecs(jiffies - t0),
 		  v->posted, v->answered, v->okay, v->error, v->null,
 		  v->rx_posted, v->rx_got, v->rx_err, v->rx_after, v->bursts,
 		  v->kicks,
-		  (long long)atomic64_read(&v->irqs), v->lies, v->f.flips);
+		  (long long)atomic64_read(&v->irqs), v->lies, v->f.flips,
+		  v->segs, v->linked);
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(HZ);
 	return 0;
@@ -327,6 +550,8 @@ static void hv_teardown(struct hs_front *f)
 	xfab_ring_pages_free((void **)&v->txs, 1, &v->tx_ref);
 	xfab_ring_pages_free((void **)&v->rxs, 1, &v->rx_ref);
 	hv_page_free(&v->frame, &v->frame_ref);
+	for (i = 0; i < HV_LRO_SEGS; i++)
+		hv_page_free(&v->seg_page[i], &v->seg_ref[i]);
 	for (i = 0; i < HV_RX_BUFS; i++)
 		hv_page_free(&v->rx_page[i], &v->rx_gref[i]);
 }
@@ -359,6 +584,8 @@ static int hv_setup(struct hs_front *f)
 	u32 i;
 
 	err = hv_page_grant(v, &v->frame, &v->frame_ref, true);
+	for (i = 0; !err && i < HV_LRO_SEGS; i++)
+		err = hv_page_grant(v, &v->seg_page[i], &v->seg_ref[i], true);
 	for (i = 0; !err && i < HV_RX_BUFS; i++)
 		err = hv_page_grant(v, &v->rx_page[i], &v->rx_gref[i], false);
 	if (err)
@@ -366,7 +593,7 @@ static int hv_setup(struct hs_front *f)
 	/* broadcast, from a locally administered address, local ethertype */
 	eth = page_address(v->frame);
 	eth_broadcast_addr(eth);
-	memcpy(eth + ETH_ALEN, "\x02\x00\x00\xfa\xb0\x01", ETH_ALEN);
+	memcpy(eth + ETH_ALEN, hv_self, ETH_ALEN);
 	eth[12] = 0x88;
 	eth[13] = 0xb5;
 	err = xenbus_setup_ring(xdev, GFP_KERNEL, (void **)&v->txs, 1,
@@ -427,6 +654,8 @@ static void hv_init(struct hs_front *f)
 	u32 i;
 
 	v->tx_ref = v->rx_ref = v->frame_ref = INVALID_GRANT_REF;
+	for (i = 0; i < HV_LRO_SEGS; i++)
+		v->seg_ref[i] = INVALID_GRANT_REF;
 	for (i = 0; i < HV_RX_BUFS; i++)
 		v->rx_gref[i] = INVALID_GRANT_REF;
 	atomic64_set(&v->irqs, 0);

@@ -123,7 +123,10 @@ hv_unstalls() { dmesg | grep -c "$1: queue [0-9]*: guest posts RX buffers again"
 # floods it harder (a datagram every 200 us) and xfab_netback's stall
 # timer is 1 s. HB: the vif's counters (ethtool -S, summed over queues
 # for xfab_netback), its carrier and tx_dropped, and for rx_trickle
-# the stalls it ended (unstalls).
+# the stalls it ended (unstalls). lro_*: before the attach, the veth
+# pair and its capture (hv_lro_start); once the vif is there, dom0 pings
+# the bridge's broadcast address (the guest sends when one reaches it);
+# after the report, the capture's counts (hv_lro_collect).
 hostile_vif() {
 	local be=$1 c=$2 run id dev devid secs=$HS_SECS k ping="" spray="" u0=0 st0
 	local stp=/sys/module/xfab_netback/parameters/rx_stall_secs
@@ -135,6 +138,7 @@ hostile_vif() {
 	id=$(domu_id h1)
 	run=$(hostile_arm vif $c $secs) || exit $?
 	log "hostile vif: $c against $be (run $run)"
+	case $c in lro_*) hv_lro_start $c ;; esac
 	must timeout 60 xl network-attach h1 mac=00:16:3e:00:00:09 bridge=xenbr0 >/dev/null
 	wait_for 30 sh -c "ls /sys/class/net | grep -q '^vif$id\.'" || fail "$c against $be: no vif in dom0"
 	dev=$(ls /sys/class/net | grep "^vif$id\." | head -n 1)
@@ -143,6 +147,13 @@ hostile_vif() {
 		ping -b -q -i 0.02 -s 1000 -w $((secs + 6)) 10.0.0.255 >"$W/hs-ping.out" 2>&1 &
 		ping=$!
 	fi
+	case $c in
+	lro_*)
+		# the guest sends once a frame from the bridge reached it
+		ping -b -q -i 0.2 -w 120 10.0.0.255 >/dev/null 2>&1 &
+		HV_PING=$!
+		log "$c: a dom0 that dies from here on ends the run (050 did not finish; its trace in serial.log)" ;;
+	esac
 	if [ $c = rx_trickle ]; then
 		u0=$(hv_unstalls "$dev")
 		if [ "$be" = xfab_netback ]; then
@@ -159,6 +170,7 @@ hostile_vif() {
 		HB[unstalls]=$(($(hv_unstalls "$dev") - u0))
 		[ "$be" = xfab_netback ] && echo "$st0" >$stp
 	fi
+	case $c in lro_*) hv_lro_collect ;; esac
 	if [ -n "$ping" ]; then
 		# a backend that holds the frames holds the sender's socket
 		# buffer too: fewer sent in the same time
@@ -168,7 +180,7 @@ hostile_vif() {
 	fi
 	counters_of "$(ethtool -S "$dev")"
 	for k in txr_packets txr_drop_copy txr_drop_zero_frag txr_fatal_cross_page \
-		txr_fatal_slot_flood txr_spurious rxr_drop_stall fatal; do
+		txr_fatal_slot_flood txr_spurious rxr_drop_stall fatal txr_gso txr_lro_out; do
 		HB[$k]=${ctr[$k]:-0}
 	done
 	HB[carrier]=$(cat /sys/class/net/$dev/carrier 2>/dev/null || echo 0)
@@ -330,6 +342,11 @@ hostile_vjudge() {
 	state_flip)
 		[ "${HS[flips]:-0}" -gt 0 ] || why="$why no state flipped"
 		det="flips=${HS[flips]} rx_got=${HS[rx_got]}" ;;
+	lro_gso | lro_mtu)
+		# dom0 lived to judge; no splat; nothing past the MTU left the
+		# bridge; what arrived is the guest's (hv_lro_judge)
+		hv_lro_judge $c
+		[ $c = lro_gso ] && k=txr_gso ;;
 	*) why="no judge for case $c" ;;
 	esac
 	if [ $x = 1 ] && [ -n "$k" ]; then
@@ -337,6 +354,284 @@ hostile_vjudge() {
 		[ "${HB[$k]:-0}" -gt 0 ] || why="$why $k 0"
 	fi
 	if [ -n "$why" ]; then echo "bad$why"; else echo "ok $det"; fi
+}
+
+# ---- lro_gso, lro_mtu: what dom0's bridge makes of a guest's segments ----
+# The flows tests/hostile/vif.c sends in each case (hv_gso_flows,
+# hv_mtu_flows) as "port:payload bytes in all", comma-separated. They go
+# to a MAC nobody has, so xenbr0 floods them to every port but the vif:
+# to HV_NEAR, one end of a veth pair whose TSO and frag_list support are
+# off, so dom0 must segment in software what it sends there (issue 39
+# item 2: a merge LRO chained onto a frag_list hit a BUG in skb_segment).
+declare -A HV_LRO_FLOWS=([lro_gso]="7001:32,7002:32" [lro_mtu]="7003:6000")
+HV_NEAR=hsveth0 HV_FAR=hsveth1
+HV_MTU=1500
+HV_CAP="" HV_PING="" HV_CAP_OUT=$W/hs-capture.out
+
+# The capture (python3 -c; the image has no tcpdump): a packet socket on
+# each end of the pair, until SIGTERM. Args: NEAR FAR FLOWS. It counts
+# the frames of our flows (addresses, source port 0xfab0, the ports in
+# FLOWS) that dom0 sends out of NEAR (their count and longest frame) and
+# that arrive at FAR, where it checks each as the guest's bytes: the IP
+# header checksum, the TCP one (when the kernel left it partial, that the
+# field holds the pseudo-header sum for the segment's length), and every
+# payload byte against its sequence number (vif.c's hv_lro_byte and first
+# sequence number), each byte of the stream once. It prints "ready" once
+# both sockets are bound, then at the end one line of key=value:
+# stray (frames of ours with a bad IP header checksum or another port),
+# and per flow PORT_near_frames, PORT_near_max, PORT_far_frames,
+# PORT_far_bytes (payload), PORT_far_max, PORT_far_bad (bytes not the
+# guest's or past the stream), PORT_far_dup, PORT_far_missing,
+# PORT_csum_partial, PORT_csum_bad. Frame lengths count the Ethernet
+# header.
+HV_CAPTURE='
+import select, signal, socket, struct, sys, time
+
+near_if, far_if = sys.argv[1], sys.argv[2]
+want = {int(p): int(n) for p, n in (a.split(":") for a in sys.argv[3].split(","))}
+ISN, SPORT = 0x1000, 0xfab0
+SRC4, DST4 = socket.inet_aton("10.0.0.77"), socket.inet_aton("10.0.0.88")
+SRC6 = socket.inet_pton(socket.AF_INET6, "fd00:fab::77")
+DST6 = socket.inet_pton(socket.AF_INET6, "fd00:fab::88")
+SOL_PACKET, PACKET_AUXDATA, OUTGOING, CSUMNOTREADY = 263, 8, 4, 8
+
+
+def fold(s):
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return s
+
+
+def words(b):
+    if len(b) % 2:
+        b += b"\0"
+    return sum(struct.unpack("!%dH" % (len(b) // 2), b))
+
+
+def byte_at(port, i):
+    return (i * 13 + (i >> 8) + port) & 0xff
+
+
+def ours(f):
+    """(port, pseudo-header sum but the length, TCP bytes) of a frame of
+    our flows; "bad" for one from our addresses with a bad IP header;
+    None for any other frame."""
+    if f[12:14] == b"\x08\x00" and len(f) >= 34 and f[14] == 0x45 and \
+            f[23] == 6 and f[26:30] == SRC4 and f[30:34] == DST4:
+        if fold(words(f[14:34])) != 0xffff:
+            return "bad"
+        tcp = f[34:14 + struct.unpack("!H", f[16:18])[0]]
+        ps = words(SRC4 + DST4) + 6
+    elif f[12:14] == b"\x86\xdd" and len(f) >= 54 and f[20] == 6 and \
+            f[22:38] == SRC6 and f[38:54] == DST6:
+        tcp = f[54:54 + struct.unpack("!H", f[18:20])[0]]
+        ps = words(SRC6 + DST6) + 6
+    else:
+        return None
+    if len(tcp) < 20 or struct.unpack("!H", tcp[:2])[0] != SPORT:
+        return None
+    port = struct.unpack("!H", tcp[2:4])[0]
+    return (port, ps, tcp) if port in want else "bad"
+
+
+class Flow:
+    def __init__(self, total):
+        self.seen = [0] * total
+        self.near = self.near_max = self.frames = self.bytes = 0
+        self.max = self.bad = self.partial = self.csum_bad = 0
+
+
+flows = {p: Flow(n) for p, n in want.items()}
+stray = 0
+
+
+def far_frame(f, status):
+    global stray
+    got = ours(f)
+    if got is None:
+        return
+    if got == "bad":
+        stray += 1
+        return
+    port, ps, tcp = got
+    fl = flows[port]
+    data = tcp[(tcp[12] >> 4) * 4:]
+    fl.frames += 1
+    fl.bytes += len(data)
+    fl.max = max(fl.max, len(f))
+    ps += len(tcp)
+    if status & CSUMNOTREADY:
+        fl.partial += 1
+        if fold(ps) % 0xffff != struct.unpack("!H", tcp[16:18])[0] % 0xffff:
+            fl.csum_bad += 1
+    elif fold(ps + words(tcp)) != 0xffff:
+        fl.csum_bad += 1
+    at = (struct.unpack("!I", tcp[4:8])[0] - ISN) & 0xffffffff
+    for i, b in enumerate(data):
+        if at + i >= len(fl.seen) or b != byte_at(port, at + i):
+            fl.bad += 1
+        else:
+            fl.seen[at + i] += 1
+
+
+def near_frame(f):
+    got = ours(f)
+    if got is None or got == "bad":
+        return
+    fl = flows[got[0]]
+    fl.near += 1
+    fl.near_max = max(fl.near_max, len(f))
+
+
+def bound(ifname, aux):
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
+    if aux:
+        s.setsockopt(SOL_PACKET, PACKET_AUXDATA, 1)
+    s.bind((ifname, 0))
+    return s
+
+
+near, far = bound(near_if, False), bound(far_if, True)
+stop = []
+signal.signal(signal.SIGTERM, lambda *a: stop.append(1))
+print("ready", flush=True)
+end = time.time() + 600
+while not stop and time.time() < end:
+    for s in select.select([near, far], [], [], 0.2)[0]:
+        f, anc, _, addr = s.recvmsg(65536, socket.CMSG_SPACE(20))
+        if s is near:
+            if addr[2] == OUTGOING:
+                near_frame(f)
+        elif addr[2] != OUTGOING:
+            status = 0
+            for lvl, typ, d in anc:
+                if lvl == SOL_PACKET and typ == PACKET_AUXDATA:
+                    status = struct.unpack("I", d[:4])[0]
+            far_frame(f, status)
+out = ["stray=%d" % stray]
+for p, fl in flows.items():
+    out += ["%d_%s=%d" % (p, k, v) for k, v in (
+        ("near_frames", fl.near), ("near_max", fl.near_max),
+        ("far_frames", fl.frames), ("far_bytes", fl.bytes),
+        ("far_max", fl.max), ("far_bad", fl.bad),
+        ("far_dup", sum(1 for n in fl.seen if n > 1)),
+        ("far_missing", fl.seen.count(0)), ("csum_partial", fl.partial),
+        ("csum_bad", fl.csum_bad))]
+print(" ".join(out), flush=True)
+'
+
+# A statistic of a net device (0 if it is gone).
+hv_stat() { cat "/sys/class/net/$1/statistics/$2" 2>/dev/null || echo 0; }
+
+# hv_lro_start CASE: the veth pair, HV_NEAR in xenbr0 with TSO and
+# frag_list off and GSO on (read back: with either left on, dom0 would
+# not segment and the case would show nothing), GRO off on HV_FAR, both
+# ends at HV_MTU, no IPv6 of their own; the capture running on both
+# ends. Undone at exit.
+hv_lro_start() {
+	local d f
+	hv_lro_stop
+	trap hv_lro_stop EXIT
+	must ip link add "$HV_NEAR" type veth peer name "$HV_FAR"
+	for d in "$HV_NEAR" "$HV_FAR"; do
+		f=/proc/sys/net/ipv6/conf/$d/disable_ipv6
+		[ -e "$f" ] && echo 1 >"$f"
+		must ip link set "$d" mtu $HV_MTU
+	done
+	must ethtool -K "$HV_NEAR" tso off tx-scatter-gather-fraglist off gso on
+	f=$(ethtool -k "$HV_NEAR")
+	for d in tcp-segmentation-offload tx-scatter-gather-fraglist; do
+		echo "$f" | grep -Eq "^[[:space:]]*$d: off" || error "$HV_NEAR: $d still on"
+	done
+	echo "$f" | grep -Eq '^generic-segmentation-offload: on' || error "$HV_NEAR: GSO off"
+	# the far end takes frames as they come (GRO would merge them again)
+	must ethtool -K "$HV_FAR" gro off
+	must ip link set "$HV_NEAR" master xenbr0
+	must ip link set "$HV_NEAR" up
+	must ip link set "$HV_FAR" up
+	python3 -c "$HV_CAPTURE" "$HV_NEAR" "$HV_FAR" "${HV_LRO_FLOWS[$1]}" >"$HV_CAP_OUT" 2>&1 &
+	HV_CAP=$!
+	wait_for 30 grep -q '^ready' "$HV_CAP_OUT" ||
+		error "the capture on $HV_NEAR/$HV_FAR did not start: $(tail -n 3 "$HV_CAP_OUT")"
+	HB[near_dropped0]=$(hv_stat "$HV_NEAR" tx_dropped)
+	HB[far_dropped0]=$(hv_stat "$HV_FAR" rx_dropped)
+}
+
+# hv_lro_collect: the capture's counts into HB (a second for what dom0
+# still forwards), and the frames each end of the pair dropped
+# (near_dropped, far_dropped: a frame longer than the far end's MTU is
+# dropped there); then the pair goes.
+hv_lro_collect() {
+	local kv
+	kill "$HV_PING" 2>/dev/null
+	wait "$HV_PING" 2>/dev/null
+	HV_PING=""
+	sleep 1
+	HB[near_dropped]=$(($(hv_stat "$HV_NEAR" tx_dropped) - HB[near_dropped0]))
+	HB[far_dropped]=$(($(hv_stat "$HV_FAR" rx_dropped) - HB[far_dropped0]))
+	kill -TERM "$HV_CAP" 2>/dev/null
+	wait "$HV_CAP"
+	HV_CAP=""
+	log "capture: $(tail -n 1 "$HV_CAP_OUT")"
+	for kv in $(tail -n 1 "$HV_CAP_OUT"); do
+		case $kv in *=*) HB[${kv%%=*}]=${kv#*=} ;; esac
+	done
+	hv_lro_stop
+}
+
+hv_lro_stop() {
+	[ -n "$HV_CAP" ] && kill -TERM "$HV_CAP" 2>/dev/null
+	[ -n "$HV_PING" ] && kill "$HV_PING" 2>/dev/null
+	HV_CAP="" HV_PING=""
+	ip link del "$HV_NEAR" 2>/dev/null
+	trap - EXIT
+}
+
+# Lines of dom0's kernel log since stock_mark that belong to a splat
+# (counted, not quoted: a quoted one in our log would be a splat on the
+# console).
+hv_splat_count() {
+	dmesg | tail -n +$((${STOCK_MARK:-0} + 1)) |
+		grep -cE 'kernel BUG|BUG:|WARNING:|Oops|general protection fault|Call Trace:|Kernel panic'
+}
+
+# hv_lro_judge CASE: the why and det of hostile_vjudge (its locals) for
+# an lro_* case, from HS (the guest's report) and HB (the capture).
+hv_lro_judge() {
+	local c=$1 f p n max=$((HV_MTU + 14)) splats
+	[ "${HS[linked]:-0}" = 1 ] ||
+		why="$why nothing came from the bridge in $((${HS[ms]:-0} / 1000)) s, no segment sent"
+	# every slot answered; lro_gso's segments are valid ones: OKAY (a
+	# backend may refuse lro_mtu's, longer than the MTU)
+	[ "${HS[segs]:-0}" -gt 0 ] && [ "${HS[answered]}" = "${HS[posted]}" ] &&
+		{ [ $c = lro_mtu ] || [ "${HS[okay]}" = "${HS[segs]}" ]; } ||
+		why="$why ${HS[answered]} of ${HS[posted]} slots answered, ${HS[okay]} of ${HS[segs]} segments OKAY"
+	splats=$(hv_splat_count)
+	[ "$splats" = 0 ] || why="$why $splats lines of a splat in dom0's kernel log"
+	[ -n "${HB[stray]:-}" ] || why="$why no count from the capture"
+	[ "${HB[stray]:-0}" = 0 ] || why="$why ${HB[stray]} frames of ours with a bad IP header or port"
+	[ "${HB[far_dropped]}" = 0 ] ||
+		why="$why $HV_FAR dropped ${HB[far_dropped]} frames (longer than its MTU)"
+	for f in ${HV_LRO_FLOWS[$c]//,/ }; do
+		p=${f%%:*} n=${f#*:}
+		# nothing past the port's MTU left the bridge, or arrived
+		[ "${HB[${p}_near_max]:-99999}" -le $max ] && [ "${HB[${p}_far_max]:-99999}" -le $max ] ||
+			why="$why port $p: a frame of ${HB[${p}_near_max]:-?} bytes sent to $HV_NEAR (MTU $HV_MTU)"
+		# what arrived is the guest's: each byte in place, once, checksums right
+		[ "${HB[${p}_far_bad]:-1}" = 0 ] && [ "${HB[${p}_far_dup]:-1}" = 0 ] &&
+			[ "${HB[${p}_csum_bad]:-1}" = 0 ] ||
+			why="$why port $p: ${HB[${p}_far_bad]:-?} bytes wrong, ${HB[${p}_far_dup]:-?} twice, ${HB[${p}_csum_bad]:-?} checksums bad"
+		# lro_gso: all of it arrived (as segments of the GSO size the
+		# guest gave, 8 bytes each); lro_mtu: what may arrive is only
+		# what fits the MTU, so none of it from a stock backend
+		if [ $c = lro_gso ]; then
+			[ "${HB[${p}_far_bytes]:-0}" = "$n" ] && [ "${HB[${p}_far_missing]:-1}" = 0 ] ||
+				why="$why port $p: ${HB[${p}_far_bytes]:-0} of $n payload bytes arrived, ${HB[${p}_far_missing]:-?} missing"
+		fi
+		det="$det $p:${HB[${p}_far_frames]:-?}x/${HB[${p}_far_bytes]:-?}B/max${HB[${p}_near_max]:-?}"
+	done
+	det="${det# } okay=${HS[okay]} lro_out=${HB[txr_lro_out]:--}"
 }
 
 # ---- xfab_hostile as dom0's backend (051) ----

@@ -42,22 +42,42 @@
 #   a harder flood (rx_trickle: the purge and the take of the next
 #   packet meet; issue 22's rx_gather race), grant refs nobody
 #   granted, an empty second slot, a slot past its page, a 20-slot chain, a TX producer
-#   index 4 rings ahead, an event storm, the frontend's state key flipped
-#   through every state every 20 ms), then valid frames again (the
-#   backend still takes new vifs). After each: the detach completes
+#   index 4 rings ahead, an event storm, TCP segments the backend's LRO
+#   may merge (below), the frontend's state key flipped through every
+#   state every 20 ms), then valid frames again (the backend still takes
+#   new vifs). After each: the detach completes
 #   through xenwatch, the vif is gone and xfab_netback holds nothing.
 #   xfab_netback must also answer as a defended backend does, each case
 #   with the counter that says why (no_rx: its backlog dropped on a
 #   stall although the queue never stopped, issue 20 defect 9;
 #   rx_trickle: frames kept coming, none in error, and at least 3
-#   stalls ended); the stock column is recorded from the same boot. make check
-#   runs no_rx, rx_trickle, tx_prod_jump and state_flip (which
-#   attaches a vif again) against xfab_netback only (rx_stall_secs 3).
+#   stalls ended); the stock column is recorded from the same boot.
+#   LRO (issue 39 item 2): the guest sends two consecutive TCP segments
+#   of one flow in one push to a MAC nobody has, once a broadcast from
+#   the bridge reached it; xenbr0 floods them to hsveth0, one end of a
+#   veth pair with TSO and frag_list off (GSO on: dom0 segments in
+#   software), made before the attach; a capture on both ends. lro_gso:
+#   16 payload bytes each with a GSO extra of size 8, over IPv4, then
+#   over IPv6: all 32 bytes of each flow arrive at the far end, each
+#   byte once and in place, the checksums right (a merge chained onto a
+#   frag_list made skb_segment BUG and dom0 die: then the run ends with
+#   050 in ERROR, "did not finish", and the trace in serial.log).
+#   lro_mtu: 3000 bytes each, no GSO extra: no frame longer than the
+#   MTU (1500) leaves the bridge for hsveth0 or is dropped at its far
+#   end (a stock backend's frames die at the bridge's MTU check; a merge
+#   made them one GSO packet that passes it). Both: no splat in dom0's
+#   kernel log, every slot answered. make check
+#   runs no_rx, rx_trickle, tx_prod_jump, lro_gso, lro_mtu and
+#   state_flip (which attaches a vif again) against xfab_netback only
+#   (rx_stall_secs 3).
 # Topology: dom0 (the backends; brd /dev/ram0, xfab-slow (dm-delay over
-#   it), bridge xenbr0 10.0.0.1/24) <-> domU h1 (xfab_hostile only, no
-#   other frontend, no vif at boot), xvdb or one vif attached per case.
+#   it), bridge xenbr0 10.0.0.1/24, for lro_* the veth pair hsveth0 (in
+#   xenbr0) / hsveth1) <-> domU h1 (xfab_hostile only, no other
+#   frontend, no vif at boot), xvdb or one vif attached per case.
 #   make check: the subsets above against the xfab backends only;
-#   check-full every case against both (HOSTILE_FULL).
+#   check-full every case against both (HOSTILE_FULL). To run a few vif
+#   cases alone: HOSTILE_ONLY=vif (no vbd part), HOSTILE_VIF_CASES (the
+#   cases), HOSTILE_NET_BACKENDS (the backends, in order).
 . /xfab/guest/lib.sh
 . /xfab/guest/blk.sh
 . /xfab/guest/hostile.sh
@@ -68,73 +88,87 @@ VBD_CASES=$(hostile_cases "valid refuse_flood bad_gref sector_wrap too_many_segs
 BLK_BACKENDS=xfab_blkback
 [ -n "$HOSTILE_FULL" ] && BLK_BACKENDS="xen-blkback xfab_blkback"
 
-blk_make_disks
-hostile_slow_disk
+# HOSTILE_ONLY=vif: the vif part alone (with HOSTILE_VIF_CASES and
+# HOSTILE_NET_BACKENDS, one case against one backend or both)
+BLK_PART=1
+[ "${HOSTILE_ONLY:-}" = vif ] && BLK_PART="" VBD_CASES="" BLK_BACKENDS=""
+if [ -n "$BLK_PART" ]; then
+	blk_make_disks
+	hostile_slow_disk
+fi
 domu_start h1 --novif --mods xfab_hostile
-for be in $BLK_BACKENDS; do
-	blk_use_backend $be
-	for c in $VBD_CASES; do
-		HS_DISK=/dev/ram0
-		[ $c = close_inflight ] && HS_DISK=/dev/mapper/xfab-slow
-		hostile_vbd $be $c
-		hostile_record $be $c "$(hostile_judge $be $c)"
-		figure "hostile.$be.$c.answered" "${HS[answered]}"
-		figure "hostile.$be.$c.ms" "${HS[ms]}"
-		[ $c = close_inflight ] && figure "hostile.$be.$c.detach_ms" "${HB[detach_ms]}"
+bad_blk=""
+if [ -n "$BLK_PART" ]; then
+	for be in $BLK_BACKENDS; do
+		blk_use_backend $be
+		for c in $VBD_CASES; do
+			HS_DISK=/dev/ram0
+			[ $c = close_inflight ] && HS_DISK=/dev/mapper/xfab-slow
+			hostile_vbd $be $c
+			hostile_record $be $c "$(hostile_judge $be $c)"
+			figure "hostile.$be.$c.answered" "${HS[answered]}"
+			figure "hostile.$be.$c.ms" "${HS[ms]}"
+			[ $c = close_inflight ] && figure "hostile.$be.$c.detach_ms" "${HB[detach_ms]}"
+		done
 	done
-done
-HS_DISK=/dev/ram0
-hostile_slow_disk_done
+	HS_DISK=/dev/ram0
+	hostile_slow_disk_done
 
-# The control: an unthrottled xfab_blkback must break the bound.
-echo 0 >/sys/module/xfab_blkback/parameters/refuse_rate
-hostile_vbd xfab_blkback refuse_flood
-ctl=$(hostile_judge xfab_blkback refuse_flood)
-echo 100 >/sys/module/xfab_blkback/parameters/refuse_rate
-log "control (refuse_rate=0): $ctl"
-figure hostile.control.refuse_rate0.answered "${HS[answered]}"
-figure hostile.xfab_blkback.refuse_flood_unthrottled.verdict "$ctl (control: must be bad)"
-case $ctl in
-bad*) ;;
-*) fail "control: refuse_rate=0 stayed within the bound (${HS[answered]} in ${HS[ms]} ms): the flood case does not measure" ;;
-esac
+	# The control: an unthrottled xfab_blkback must break the bound.
+	echo 0 >/sys/module/xfab_blkback/parameters/refuse_rate
+	hostile_vbd xfab_blkback refuse_flood
+	ctl=$(hostile_judge xfab_blkback refuse_flood)
+	echo 100 >/sys/module/xfab_blkback/parameters/refuse_rate
+	log "control (refuse_rate=0): $ctl"
+	figure hostile.control.refuse_rate0.answered "${HS[answered]}"
+	figure hostile.xfab_blkback.refuse_flood_unthrottled.verdict "$ctl (control: must be bad)"
+	case $ctl in
+	bad*) ;;
+	*) fail "control: refuse_rate=0 stayed within the bound (${HS[answered]} in ${HS[ms]} ms): the flood case does not measure" ;;
+	esac
 
-# Bounds on kept read-only mappings: the per-disk one, then a full cache.
-ro_case() {
-	local what=$1 counter=$2 v
-	hostile_vbd xfab_blkback ro_writes
-	v=$(hostile_judge xfab_blkback ro_writes)
-	log "$what:"
-	hostile_record xfab_blkback ro_writes_$counter "$v"
-	# the bound must also have been met, and counted
-	[ "${v%% *}" != ok ] || [ "${HB[$counter]:-0}" -gt 0 ] ||
-		bad="$bad ro_writes ($what): $counter=${HB[$counter]:-none}"
-}
-echo 256 >/sys/module/xfab_blkback/parameters/ro_grants_per_disk
-ro_case "ro_grants_per_disk=256" ro_budget
-echo 8192 >/sys/module/xfab_blkback/parameters/ro_grants_per_disk
-must rmmod xfab_blkback
-must insmod "$XFAB/modules/xfab_blkback.ko" ro_grants=8
-ro_case "ro_grants=8 (every slot pinned)" ro_full
-must rmmod xfab_blkback
-load_backend xfab_blkback
+	# Bounds on kept read-only mappings: the per-disk one, then a full cache.
+	ro_case() {
+		local what=$1 counter=$2 v
+		hostile_vbd xfab_blkback ro_writes
+		v=$(hostile_judge xfab_blkback ro_writes)
+		log "$what:"
+		hostile_record xfab_blkback ro_writes_$counter "$v"
+		# the bound must also have been met, and counted
+		[ "${v%% *}" != ok ] || [ "${HB[$counter]:-0}" -gt 0 ] ||
+			bad="$bad ro_writes ($what): $counter=${HB[$counter]:-none}"
+	}
+	echo 256 >/sys/module/xfab_blkback/parameters/ro_grants_per_disk
+	ro_case "ro_grants_per_disk=256" ro_budget
+	echo 8192 >/sys/module/xfab_blkback/parameters/ro_grants_per_disk
+	must rmmod xfab_blkback
+	must insmod "$XFAB/modules/xfab_blkback.ko" ro_grants=8
+	ro_case "ro_grants=8 (every slot pinned)" ro_full
+	must rmmod xfab_blkback
+	load_backend xfab_blkback
 
-hostile_table xen-blkback xfab_blkback $VBD_CASES ro_writes_ro_budget ro_writes_ro_full
-bad_blk=$bad
-bad=""
+	hostile_table xen-blkback xfab_blkback $VBD_CASES ro_writes_ro_budget ro_writes_ro_full
+	bad_blk=$bad
+	bad=""
+fi
 
 # ---- the same frontend as a vif ----
-VIF_CASES=$(hostile_cases "valid no_rx rx_trickle tx_bad_gref tx_zero_frag tx_cross_page tx_slot_flood tx_prod_jump kick_storm state_flip valid" \
-	"no_rx rx_trickle tx_prod_jump state_flip")
+VIF_CASES=$(hostile_cases "valid no_rx rx_trickle tx_bad_gref tx_zero_frag tx_cross_page tx_slot_flood tx_prod_jump kick_storm lro_gso lro_mtu state_flip valid" \
+	"no_rx rx_trickle tx_prod_jump lro_gso lro_mtu state_flip")
 # check: xfab_netback only, its stall timer shortened (the stock one,
 # rx_drain_timeout_msecs, is fixed at load); check-full: both, defaults
 NET_BACKENDS="xfab_netback"
 [ -n "$HOSTILE_FULL" ] && NET_BACKENDS="xen-netback xfab_netback"
+# one case or a few, against the backends named (e.g. HOSTILE_ONLY=vif
+# HOSTILE_VIF_CASES=lro_gso HOSTILE_NET_BACKENDS="xen-netback xfab_netback")
+[ -n "${HOSTILE_VIF_CASES:-}" ] && VIF_CASES=$HOSTILE_VIF_CASES
+[ -n "${HOSTILE_NET_BACKENDS:-}" ] && NET_BACKENDS=$HOSTILE_NET_BACKENDS
+STALL=/sys/module/xfab_netback/parameters/rx_stall_secs
 
 for be in $NET_BACKENDS; do
 	net_use_backend $be
 	if [ -z "$HOSTILE_FULL" ]; then
-		echo 3 >/sys/module/xfab_netback/parameters/rx_stall_secs
+		[ "$be" = xfab_netback ] && echo 3 >$STALL
 		HV_SECS=5
 	fi
 	for c in $VIF_CASES; do
@@ -143,15 +177,17 @@ for be in $NET_BACKENDS; do
 		figure "hostile.$be.$c.answered" "${HS[answered]}"
 		[ $c = no_rx ] && figure "hostile.$be.no_rx.rx_after" "${HS[rx_after]}" &&
 			figure "hostile.$be.no_rx.dom0_sent" "${HB[dom0_sent]}"
+		case $c in lro_*) figure "hostile.$be.$c.capture" "$(tail -n 1 "$HV_CAP_OUT")" ;; esac
 	done
 done
 
 hostile_table xen-netback xfab_netback $VIF_CASES
-echo 10 >/sys/module/xfab_netback/parameters/rx_stall_secs
+[ -e $STALL ] && echo 10 >$STALL
 domu_destroy h1 >/dev/null
 msg=""
 [ -n "$bad_blk" ] && msg="xfab_blkback:$bad_blk"
 [ -n "$bad" ] && msg="${msg:+$msg; }xfab_netback:$bad"
 [ -z "$msg" ] || fail "$msg"
 nb=$(echo $BLK_BACKENDS | wc -w)
-pass "hostile frontends: $(echo $VBD_CASES | wc -w) vbd and $(echo $VIF_CASES | wc -w) vif cases x $nb backend(s) each survived; the xfab backends answered each as defended, control caught"
+nn=$(echo $NET_BACKENDS | wc -w)
+pass "hostile frontends: $(echo $VBD_CASES | wc -w) vbd cases x $nb backend(s), $(echo $VIF_CASES | wc -w) vif cases x $nn backend(s) each survived; the xfab backends answered each as defended${BLK_PART:+, control caught}"
