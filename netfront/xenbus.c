@@ -259,9 +259,14 @@ static int xfab_nf_connect(struct xfab_nf_info *info)
 	/* one pool page per ring slot: the backend must take that many */
 	info->pools = xfab_nf_pools && be.pool_max >= XFAB_NF_TX_RING_SIZE &&
 		      be.pool_max >= XFAB_NF_RX_RING_SIZE;
-	/* lent pages stay writable to the backend: not for an untrusted one */
+	/*
+	 * Lent pages stay writable to the backend while our stack reads
+	 * them (ESP may even decrypt in place): only when the toolstack
+	 * relaxed trust, the same test as TX in place. xl writes trusted=1
+	 * for every vif, so trusted alone decides nothing.
+	 */
 	info->rx_lend = 0;
-	if (info->pools && xenbus_read_unsigned(dev->nodename, "trusted", 1))
+	if (info->pools && !bounce)
 		info->rx_lend = min_t(unsigned int, READ_ONCE(xfab_nf_rx_lend),
 				      be.pool_max - XFAB_NF_RX_RING_SIZE);
 	clear_bit(XFAB_NF_BROKEN, &info->flags);

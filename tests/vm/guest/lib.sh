@@ -755,7 +755,8 @@ vif_counter() {
 # per packet, copied small packets out of its RX pool and lent the pool
 # pages of big ones to its stack (over half of the 64 MiB it received),
 # which gave them back (more than its spares, so again and again; with
-# rx_lend=0 none is lent). none: a frontend that published nothing (stock) gets no
+# rx_lend=0, or in default trust whatever rx_lend says, none is lent:
+# lent pages stay writable to the backend). none: a frontend that published nothing (stock) gets no
 # mapping and plain grant copies. Either way no pool failed to map.
 net_pool_check() {
 	local dev=vif$1.0 want=$2 nq pages out k lend name
@@ -773,6 +774,10 @@ net_pool_check() {
 	case $want in
 	pools)
 		lend=$(domu_must "$name" 10 "cat /sys/module/xfab_netfront/parameters/rx_lend") || exit $?
+		# lending needs the toolstack's relaxed trust (and not trusted=0)
+		[ "$(xenstore-read "/local/domain/$1/device/vif/0/xfab-trust" 2>/dev/null)" = relaxed ] &&
+			[ "$(xenstore-read "/local/domain/$1/device/vif/0/trusted" 2>/dev/null)" != 0 ] ||
+			lend=0
 		[ "$pages" = $(((512 + lend) * nq)) ] ||
 			fail "pool_pages=$pages with $nq queues, want $(((512 + lend) * nq)) (the guest's TX and RX pools, $lend RX pages to lend)"
 		[ "${ctr[txr_pool_ops]:-0}" -gt 0 ] && [ "${ctr[txr_copy_calls]:-0}" = 0 ] ||
@@ -793,7 +798,7 @@ net_pool_check() {
 				fail "frontend RX: ${ctr[rx_lent_bytes]} bytes lent in pool pages, ${ctr[rx_lend_back]} pages back (want over 32 MiB, and more than its $lend spares)"
 		else
 			[ "${ctr[rx_lent_pages]:-0}" = 0 ] ||
-				fail "frontend RX: rx_lend=0, yet ${ctr[rx_lent_pages]} pool pages lent"
+				fail "frontend RX: no lending (rx_lend=0 or default trust), yet ${ctr[rx_lent_pages]} pool pages lent"
 		fi
 		log "pools: $pages pages mapped, no grant copy either way, no RX grant per packet, ${ctr[rx_lent_bytes]} bytes lent to the guest's stack" ;;
 	none)

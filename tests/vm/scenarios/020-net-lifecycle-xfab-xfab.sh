@@ -11,8 +11,9 @@
 #   toolstack then writes xfab-trust=relaxed, and the reconnect after the
 #   reload must grant TX pages in place, traffic still checksumming; the
 #   restored guest has a new vif directory without the key and copies
-#   again. The guest lends RX pool pages to its stack (rx_lend=256)
-#   throughout, so teardowns find some of them still lent.
+#   again. The guest asks to lend RX pool pages to its stack
+#   (rx_lend=256), which it does under relaxed trust only: from the
+#   reload to the save, whose teardown finds some of them still lent.
 # Topology: dom0 (xfab_netback, bridge xenbr0 10.0.0.1/24) <-> domU d1
 #   (xfab_netfront, eth0 10.0.0.2/24, 2 vCPUs).
 . /xfab/guest/lib.sh
@@ -29,7 +30,7 @@ nf_tx_mode() {
 }
 
 net_use_backend xfab_netback
-# RX pool lending on (off by default): lent pages live through it all
+# RX pool lending asked for (off by default): under relaxed trust only
 domu_start d1 --mods xfab_netfront --vcpus 2 --kargs xfab_netfront.rx_lend=256
 net_detach_attach d1
 nf_tx_mode d1 "bounce pool"
