@@ -3,7 +3,7 @@
  * xfab_window: the contract between its files.
  *
  *   main.c     module parameters, the group watches (members, deaths),
- *              creating and dropping windows; the lookups drivers use
+ *              creating and dropping windows
  *   map.c      the group domctl, the peer's frame list, mapping and
  *              unmapping it read-only, batched
  *   debugfs.c  the view (windows, counters) and the testbed's probes
@@ -13,8 +13,9 @@
  * this domain's appliance group, xen-patches/): a page with a struct
  * page, taken from the balloon like a grant mapping's, whose kernel
  * address maps the peer's frame read-only. Its p2m entry is left
- * invalid (Linux exports no setter): code that needs a window page's
- * machine frame asks the window (xfab_window_frame_of()).
+ * invalid (Linux exports no setter). No driver reads through a window
+ * yet: the lookup pointer mode adds must hold what it returns (a
+ * reference, or RCU) while a concurrent drop may unmap it.
  */
 #ifndef XFAB_WINDOW_COMMON_H
 #define XFAB_WINDOW_COMMON_H
@@ -25,7 +26,6 @@
 #include <linux/debugfs.h>
 #include "xfab_window.h"
 #include "xfab_group.h"
-#include "xfab_kwindow.h"
 
 struct xfab_wn {
 	struct list_head list;
@@ -46,12 +46,17 @@ struct xfab_wn {
 struct xfab_wn_stats {
 	u64 windows_made, windows_dropped, frames_mapped, frames_unmapped;
 	u64 map_calls, map_errors, drop_left, drop_dead, list_refused;
+	u64 too_big;	/* peers not mapped: past max_mb or max_total_x */
 };
 
 extern struct xfab_wn_stats xfab_wn_stats;
 extern struct mutex xfab_wn_lock;	/* the window list, and each window */
 extern struct list_head xfab_wn_list;
 extern unsigned int xfab_wn_max_mb;
+extern unsigned int xfab_wn_max_total_x;
+
+/* main.c */
+u64 xfab_wn_frames_mapped(void);
 
 /* map.c */
 int xfab_wn_domctl(u16 domid, struct xfab_group_op *op);

@@ -32,6 +32,16 @@ unsigned int xfab_wn_max_mb = 4096;
 module_param_named(max_mb, xfab_wn_max_mb, uint, 0644);
 MODULE_PARM_DESC(max_mb, "Largest peer (MiB) a window maps whole; a larger one is not mapped (default 4096)");
 
+unsigned int xfab_wn_max_total_x = 8;
+/*
+ * max_mb bounds one peer; up to 64 peers could still cost a small
+ * domain more than it has. All windows together map at most this many
+ * times our own RAM: at 8, their struct pages and index take about 17 %
+ * of it, and a peer that would pass the bound is not mapped.
+ */
+module_param_named(max_total_x, xfab_wn_max_total_x, uint, 0644);
+MODULE_PARM_DESC(max_total_x, "All windows together map at most this many times this domain's RAM; a peer past it is not mapped (default 8)");
+
 static bool auto_map = true;
 /* Off: members are listed in debugfs but nothing is mapped. */
 module_param(auto_map, bool, 0644);
@@ -85,6 +95,17 @@ static void drop(struct xfab_wn *wn, int why)
 	xfab_wn_stats.windows_dropped++;
 	list_del(&wn->list);
 	xfab_wn_unmap(wn);
+}
+
+/* Frames all windows map now (xfab_wn_lock held). */
+u64 xfab_wn_frames_mapped(void)
+{
+	struct xfab_wn *wn;
+	u64 n = 0;
+
+	list_for_each_entry(wn, &xfab_wn_list, list)
+		n += wn->idx.n;
+	return n;
 }
 
 static void add(u16 peer)
@@ -147,43 +168,6 @@ static struct xenbus_watch death_watch = {
 	.node = "@releaseDomain", .callback = watch_fired,
 };
 static bool death_watched;	/* xenstored may refuse it to a domU */
-
-/* xfab_kwindow.h */
-struct page *xfab_window_page(u16 peer, u64 frame)
-{
-	struct page *pg = NULL;
-	struct xfab_wn *wn;
-	u32 e;
-
-	mutex_lock(&xfab_wn_lock);
-	list_for_each_entry(wn, &xfab_wn_list, list)
-		if (wn->peer == peer && !xfab_win_find_peer(&wn->idx, frame, &e))
-			pg = wn->pages[e];
-	mutex_unlock(&xfab_wn_lock);
-	return pg;
-}
-EXPORT_SYMBOL_GPL(xfab_window_page);
-
-/* xfab_kwindow.h */
-int xfab_window_frame_of(struct page *pg, u16 *peer, u64 *frame)
-{
-	struct xfab_wn *wn;
-	int rc = -ENOENT;
-	u32 e;
-
-	mutex_lock(&xfab_wn_lock);
-	list_for_each_entry(wn, &xfab_wn_list, list) {
-		if (!xfab_win_find_local(&wn->idx, page_to_pfn(pg), &e)) {
-			*peer = wn->peer;
-			*frame = wn->idx.peer[e];
-			rc = 0;
-			break;
-		}
-	}
-	mutex_unlock(&xfab_wn_lock);
-	return rc;
-}
-EXPORT_SYMBOL_GPL(xfab_window_frame_of);
 
 static int __init xfab_window_init(void)
 {

@@ -48,6 +48,25 @@ int xfab_wn_peer_state(u16 peer)
 	return xfab_wn_domctl(peer, &op);
 }
 
+/*
+ * Would @frames more pass what all windows may map together? Says so.
+ * @frames counts what the peer may gain while we scan: the bound holds
+ * for what the window can end up with, not for what we saw.
+ */
+static bool over_total(u16 peer, u64 frames)
+{
+	u64 ram = totalram_pages(), now = xfab_wn_frames_mapped();
+	u64 limit = ram * READ_ONCE(xfab_wn_max_total_x);
+
+	if (now + frames <= limit)
+		return false;
+	pr_warn_ratelimited("xfab_window: d%u (%llu MiB) not mapped: windows would map %llu MiB, over max_total_x=%u times our %llu MiB\n",
+		peer, frames >> (20 - PAGE_SHIFT),
+		(now + frames) >> (20 - PAGE_SHIFT), xfab_wn_max_total_x,
+		ram >> (20 - PAGE_SHIFT));
+	return true;
+}
+
 /* The peer's frames, ascending, into wn->idx.peer (allocated here). */
 static int list_frames(struct xfab_wn *wn)
 {
@@ -63,10 +82,12 @@ static int list_frames(struct xfab_wn *wn)
 	/* room for what it may gain while we scan */
 	cap = op.tot_pages + XFAB_GROUP_MAX_FRAMES;
 	if (op.tot_pages > max) {
-		pr_warn("xfab_window: d%u has %llu MiB, over max_mb=%u: not mapped\n",
+		pr_warn_ratelimited("xfab_window: d%u has %llu MiB, over max_mb=%u: not mapped\n",
 			wn->peer, op.tot_pages >> (20 - PAGE_SHIFT), xfab_wn_max_mb);
 		return -EFBIG;
 	}
+	if (over_total(wn->peer, cap))
+		return -EFBIG;
 	buf = kmalloc_array(XFAB_GROUP_MAX_FRAMES, sizeof(*buf), GFP_KERNEL);
 	wn->idx.peer = kvmalloc_array(cap, sizeof(u64), GFP_KERNEL);
 	if (!buf || !wn->idx.peer) {
@@ -255,6 +276,10 @@ struct xfab_wn *xfab_wn_map(u16 peer)
 		return ERR_PTR(-ENOMEM);
 	wn->peer = peer;
 	rc = list_frames(wn);
+	if (rc == -EFBIG) {
+		xfab_wn_stats.too_big++;
+		goto fail;
+	}
 	if (rc) {
 		xfab_wn_stats.list_refused++;
 		goto fail;

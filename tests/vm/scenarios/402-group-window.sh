@@ -7,7 +7,8 @@
 #   through the window faults (the write gets -EFAULT) and
 #   the owner's page is unchanged. `group remove` drops both windows,
 #   `group add` makes them again; destroying a member while the other
-#   holds its window drops that window, the dead member's memory goes
+#   holds its window drops that window (and with max_total_x=1 in d2, d2
+#   maps nothing of d1 and says why), the dead member's memory goes
 #   back (the domain disappears) and nothing leaks in the survivor (its
 #   counters: every frame it ever mapped was unmapped), which then
 #   unloads the module. A microbenchmark reads 64 pages d1 granted to d2
@@ -84,11 +85,29 @@ set -- $out
 out=$(domu_must d2 120 "echo $T1 >$D/$d1/scan && cat $D/$d1/scan") || exit $?
 echo "$out" | grep -q "found 1024 good 1024" || fail "d1's pages changed after d2's poke: $out"
 
-# out of the group: both windows go; back in: both come again
-must xfabctl group remove d1
-wait_for 30 no_window d1 "$d2" && wait_for 30 no_window d2 "$d1" ||
-	fail "windows kept after group remove"
-must xfabctl group add app d1
+# out of the group: both windows go; back in: both come again, but
+# first with d2 bounded to map at most its own RAM in all (max_total_x
+# 1): d1's 512 MiB and the slack of a scan are past that, so d2 maps
+# nothing and says why, while d1 maps d2 as before
+regroup() {
+	must xfabctl group remove d1
+	wait_for 30 no_window d1 "$d2" && wait_for 30 no_window d2 "$d1" ||
+		fail "windows kept after group remove"
+	must xfabctl group add app d1
+}
+P=/sys/module/xfab_window/parameters/max_total_x
+domu_must d2 30 "echo 1 >$P" >/dev/null || exit $?
+regroup
+d1_maps() { window_of d1 "$d2" | grep -q mapped; }
+wait_for 120 d1_maps || fail "d1 made no window over d2 after group add"
+out=$(domu_must d2 60 "for i in \$(seq 30); do dmesg | grep -q 'not mapped: windows would map' && break; sleep 1; done; dmesg | grep 'xfab_window: d$d1'; grep too_big $D/stats") || exit $?
+log "d2 with max_total_x=1: $out"
+echo "$out" | grep -q "d$d1 (5[0-9][0-9] MiB) not mapped: windows would map .* over max_total_x=1 times our" ||
+	fail "d2 gave no reason for not mapping d1 past max_total_x=1: $out"
+echo "$out" | grep -q "^too_big 1$" || fail "d2 did not count the peer past its bound: $out"
+no_window d2 "$d1" || fail "d2 mapped d1 past max_total_x=1: $(window_of d2 "$d1")"
+domu_must d2 30 "echo 8 >$P" >/dev/null || exit $?
+regroup
 wait_windows
 
 # d1 destroyed while d2 holds its window: d2 lets go, d1 goes away whole
