@@ -415,6 +415,19 @@ static int cmd_group_remove(int argc, char **argv)
 	return EX_OK;
 }
 
+/*
+ * Is DOM destroyed but still there? Its pages stay allocated while
+ * anyone maps one (a member's window or tool): a frames call on it says
+ * ESRCH while a query still finds it.
+ */
+static bool is_zombie(uint32_t dom)
+{
+	struct xfab_group_op op = { .op = XFAB_GROUP_FRAMES,
+				    .start = XFAB_GROUP_END };
+
+	return xfab_group_call(ctx.xc, ctx.dc, dom, &op) == -ESRCH;
+}
+
 /* One member's line of `group show`: what the hypervisor says of it. */
 static void show_member(const char *group, unsigned int id, uint32_t dom,
 			bool json, bool first)
@@ -429,6 +442,8 @@ static void show_member(const char *group, unsigned int id, uint32_t dom,
 	if (rc != -ESRCH) {
 		group_fail(dom, rc);	/* returns on success only */
 		state = op.group == id ? "member" : "mismatch";
+		if (is_zombie(dom))
+			state = "zombie";
 	}
 	name = xs_get("/local/domain/%u/name", dom);
 	if (json)

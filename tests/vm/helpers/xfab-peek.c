@@ -16,6 +16,10 @@
  *                               "token seen" or "token not seen"
  *   xfab-peek find DOM TOKEN    (control domain) the frame of DOM's first
  *                               planted page: "found MFN" or "not found"
+ *   xfab-peek hold DOM MFN SECS map one frame read-only, say "held", keep
+ *                               it mapped for SECS seconds (or until
+ *                               killed), then unmap: a member pinning
+ *                               another's memory
  *   xfab-peek join DOM GROUP    the group domctl's join, raw: what the
  *                               hypervisor answers, without xfabctl's
  *                               own checks ("join ok", "join refused N")
@@ -186,6 +190,29 @@ static int find(uint32_t dom, const char *token)
 	return 0;
 }
 
+static int hold(uint32_t dom, uint64_t mfn, unsigned int secs)
+{
+	xenforeignmemory_handle *fm = xenforeignmemory_open(NULL, 0);
+	xen_pfn_t pfn = mfn;
+	int err = 0;
+	void *va;
+
+	if (!fm) {
+		perror("xfab-peek: open");
+		return 1;
+	}
+	va = xenforeignmemory_map(fm, dom, PROT_READ, 1, &pfn, &err);
+	if (!va || err) {
+		printf("hold refused %d\n", abs(err ? err : errno));
+		return 1;
+	}
+	printf("held\n");
+	fflush(stdout);
+	sleep(secs);
+	xenforeignmemory_unmap(fm, va, 1);
+	return 0;
+}
+
 static int join(uint32_t dom, uint32_t group)
 {
 	xencall_handle *xc = xencall_open(NULL, 0);
@@ -246,10 +273,14 @@ int main(int argc, char **argv)
 			       argc == 6 ? argv[5] : NULL);
 	if (argc == 4 && !strcmp(argv[1], "find"))
 		return find((uint32_t)strtoul(argv[2], NULL, 10), argv[3]);
+	if (argc == 5 && !strcmp(argv[1], "hold"))
+		return hold((uint32_t)strtoul(argv[2], NULL, 10),
+			    strtoull(argv[3], NULL, 0),
+			    (unsigned int)strtoul(argv[4], NULL, 10));
 	if (argc == 4 && !strcmp(argv[1], "join"))
 		return join((uint32_t)strtoul(argv[2], NULL, 10),
 			    (uint32_t)strtoul(argv[3], NULL, 10));
 	fprintf(stderr, "usage: xfab-peek plant TOKEN KIB | scan DOM TOKEN | map DOM MFN ro|rw [TOKEN]\n"
-		"       xfab-peek find DOM TOKEN | join DOM GROUP\n");
+		"       xfab-peek find DOM TOKEN | hold DOM MFN SECS | join DOM GROUP\n");
 	return 2;
 }

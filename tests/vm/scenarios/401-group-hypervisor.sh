@@ -10,7 +10,8 @@
 #   dom0 or member d1: xen-patches/0003's rules); a domU may
 #   not change groups (the domctl refuses it, xfabctl ends 3); after
 #   `xfabctl group remove` d2 may no longer map d1; destroyed, d1 leaves
-#   the group and goes away whole (no zombie held by a mapping). The
+#   the group, stays a zombie while d2 holds one of its pages mapped
+#   (`group show` says so), and goes away whole once d2 lets go. The
 #   records members may read are theirs to read, not to write.
 #   Figures: frames listed and the time to map them all.
 # Topology: dom0 (xfabctl), domUs d1 and d2 (group "app")
@@ -112,11 +113,19 @@ echo "$out" | grep -q "map ro refused" || fail "d2 still maps d1 after group rem
 must xfabctl group add app d1
 out=$(domu_must d2 60 "xfab-peek map $d1 $mfn ro") || exit $?
 echo "$out" | grep -q "map ro ok" || fail "d1 back in the group, d2 cannot map it: $out"
+# d2 holds one of d1's pages mapped (a tool in a member) across d1's
+# destroy: d1 stays a zombie, which group show names, until d2 lets go
+out=$(domu_must d2 60 "xfab-peek hold $d1 $mfn 600 >/tmp/hold.log 2>&1 </dev/null & echo \$! >/tmp/hold.pid; sleep 2; cat /tmp/hold.log") || exit $?
+echo "$out" | grep -q "^held" || fail "d2 could not hold d1's page mapped: $out"
 must domu_destroy d1
 out=$(domu_must d2 60 "xfab-peek map $d1 $mfn ro") || exit $?
 echo "$out" | grep -q "map ro refused" || fail "d2 maps a destroyed d1's frame: $out"
+zombie() { xfabctl group show app | grep -q "^app .* $d1 .*zombie"; }
+wait_for 20 zombie || fail "group show does not name the held d1 a zombie: $(xfabctl group show app)"
+log "held by d2's mapping: $(xfabctl group show app | grep " $d1 ")"
+domu_must d2 30 'kill $(cat /tmp/hold.pid)' >/dev/null || exit $?
 wait_for 20 dom_gone "$d1" ||
-	fail "d1 (domid $d1) still listed 20 s after xl destroy: $(xl list)"
+	fail "d1 (domid $d1) still listed 20 s after d2 let go of its page: $(xl list)"
 out=$(must xfabctl group show app) || exit $?
 echo "$out" | grep -q " $d1 .*gone" || fail "group show does not say d1 is gone: $out"
 must xfabctl group remove d2
