@@ -22,15 +22,17 @@ enum xfab_look {
 };
 
 /*
- * Look with check(arg) for up to p's budget (the caller saw it is not
- * 0, and counts the look), and account the look in p: the next budget
- * grows or shrinks. True if work came.
+ * Look with check(arg) for up to p's budget, and not past @until (a
+ * local_clock() time; the caller saw the budget is not 0, and counts
+ * the look), and account the look in p: the next budget grows or
+ * shrinks. True if work came.
  */
-static inline bool xfab_poll_spin(struct xfab_poll *p,
-				  enum xfab_look (*check)(void *arg), void *arg)
+static inline bool xfab_poll_spin_until(struct xfab_poll *p,
+					enum xfab_look (*check)(void *arg),
+					void *arg, u64 until)
 {
 	enum xfab_look seen = XFAB_LOOK_NONE;
-	u64 end = local_clock() + xfab_poll_budget(p);
+	u64 end = min(local_clock() + xfab_poll_budget(p), until);
 
 	do {
 		seen = check(arg);
@@ -40,6 +42,13 @@ static inline bool xfab_poll_spin(struct xfab_poll *p,
 	} while (local_clock() < end && !need_resched());
 	xfab_poll_end(p, seen == XFAB_LOOK_WORK);
 	return seen == XFAB_LOOK_WORK;
+}
+
+/* xfab_poll_spin_until() with no bound but the budget. */
+static inline bool xfab_poll_spin(struct xfab_poll *p,
+				  enum xfab_look (*check)(void *arg), void *arg)
+{
+	return xfab_poll_spin_until(p, check, arg, U64_MAX);
 }
 
 #endif /* XFAB_KPOLL_H */

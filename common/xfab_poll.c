@@ -14,6 +14,20 @@ void xfab_poll_init(struct xfab_poll *p, u32 min, u32 max)
 	p->empty = 0;
 }
 
+u64 xfab_poll_round_look(struct xfab_poll_round *r,
+			 const struct xfab_poll *p, u64 now)
+{
+	if (!r->until) {
+		r->until = now + (p->max ? p->max : 1);
+		return r->until;
+	}
+	if (now >= r->until) {
+		r->cut = true;
+		return 0;
+	}
+	return r->until;
+}
+
 void xfab_poll_end(struct xfab_poll *p, bool found)
 {
 	p->polls++;

@@ -31,4 +31,23 @@ static inline u32 xfab_poll_budget(const struct xfab_poll *p)
 /* A look ended: it found work, or the budget ran out. */
 void xfab_poll_end(struct xfab_poll *p, bool found);
 
+/*
+ * One consumer round (a NAPI poll) spins for at most one largest budget
+ * in all. Each look is bounded, but a producer that posts one request
+ * just before each look would end keeps every look finding work, so a
+ * round of 64 looks would spin 64 budgets with the CPU held.
+ */
+struct xfab_poll_round {
+	u64 until;	/* the round's spinning ends here (0: no look yet) */
+	bool cut;	/* a look was refused: the round reached its bound */
+};
+
+/*
+ * May a look start at @now (the caller's clock, in budget units)? The
+ * time it must end by, or 0: the round has spun its bound (then
+ * r->cut is set). The round starts clear ({ 0 }).
+ */
+u64 xfab_poll_round_look(struct xfab_poll_round *r,
+			 const struct xfab_poll *p, u64 now);
+
 #endif /* XFAB_POLL_H */

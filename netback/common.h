@@ -113,6 +113,7 @@ struct xfab_nb_stats {
 	u64_stats_t txr_lro_segs;	/* guest packets in them */
 	u64_stats_t txr_lro_stop[XFAB_LRO_NR_WHY];	/* by xfab_lro_why */
 	u64_stats_t txr_polls, txr_poll_found, txr_poll_empty;	/* in-ring */
+	u64_stats_t txr_poll_cut;	/* NAPI rounds that spun their bound */
 	struct u64_stats_sync rx_sync;
 	u64_stats_t rxr_packets, rxr_bytes, rxr_slots, rxr_gso;
 	u64_stats_t rxr_drop_copy, rxr_kicks;

@@ -26,6 +26,7 @@ static const struct xfab_stat nb_fixed[] = {
 	NB_TX(txr_rate_waits), NB_TX(txr_pool_ops), NB_TX(txr_pool_bytes),
 	NB_TX(txr_lro_out), NB_TX(txr_lro_segs),
 	NB_TX(txr_polls), NB_TX(txr_poll_found), NB_TX(txr_poll_empty),
+	NB_TX(txr_poll_cut),
 	NB_AT(dbg_pokes),
 	NB_RX(rxr_packets), NB_RX(rxr_bytes), NB_RX(rxr_slots),
 	NB_RX(rxr_gso), NB_AT(rxr_drop_backlog), NB_AT(rxr_drop_down),

@@ -378,6 +378,7 @@ static bool tx_final_check(struct xfab_nb_queue *q)
 /* One NAPI poll's in-ring looks, counted at its end. */
 struct nb_poll_tally {
 	u32 polls, found;
+	struct xfab_poll_round round;
 };
 
 /* The vif's poll setting (ethtool -C) into the queue's budget. */
@@ -400,9 +401,17 @@ static enum xfab_look tx_look(void *arg)
  * An xfab frontend's ring is empty: keep looking for up to the poll
  * budget before the caller arms req_event. Until then the guest sees
  * no armed index and sends no event. True if requests came.
+ *
+ * One NAPI round spins for at most one largest budget in all: a guest
+ * that posts one request just before each look ends would otherwise
+ * keep this softirq spinning for a whole NAPI budget of looks (64 times
+ * poll_us). Past the bound the round ends as if the ring were empty,
+ * and the final check schedules the next round, after softirq's own
+ * accounting had its say.
  */
 static bool tx_spin(struct xfab_nb_queue *q, struct nb_poll_tally *t)
 {
+	u64 until;
 	bool found;
 
 	if (!q->tx_polling)
@@ -410,7 +419,10 @@ static bool tx_spin(struct xfab_nb_queue *q, struct nb_poll_tally *t)
 	tx_poll_sync(q);
 	if (!xfab_poll_budget(&q->tx_poll))
 		return false;
-	found = xfab_poll_spin(&q->tx_poll, tx_look, q);
+	until = xfab_poll_round_look(&t->round, &q->tx_poll, local_clock());
+	if (!until)
+		return false;
+	found = xfab_poll_spin_until(&q->tx_poll, tx_look, q, until);
 	t->polls++;
 	t->found += found;
 	return found;
@@ -425,6 +437,8 @@ static void tx_count_polls(struct xfab_nb_queue *q,
 	u64_stats_add(&q->st.txr_polls, t->polls);
 	u64_stats_add(&q->st.txr_poll_found, t->found);
 	u64_stats_add(&q->st.txr_poll_empty, t->polls - t->found);
+	if (t->round.cut)
+		u64_stats_inc(&q->st.txr_poll_cut);
 	u64_stats_update_end(&q->st.tx_sync);
 }
 

@@ -213,6 +213,44 @@ TEST(poll_budget_adapts_within_bounds)
 	ASSERT_EQ(p.empty, 40);
 }
 
+/*
+ * A producer that posts a request just before each look would end: every
+ * look finds work and spins almost its whole budget. One round (64
+ * looks, a NAPI budget) may spin one largest budget in all, not 64.
+ */
+TEST(poll_round_spins_one_budget_in_all)
+{
+	struct xfab_poll p;
+	struct xfab_poll_round r = { 0 };
+	u64 now = 5000, spun = 0, until, end;
+	int looks = 0, i;
+
+	xfab_poll_init(&p, 10, 1000);
+	for (i = 0; i < 64; i++) {
+		until = xfab_poll_round_look(&r, &p, now);
+		if (!until)
+			break;
+		end = now + xfab_poll_budget(&p) - 1;	/* work just in time */
+		if (end > until)
+			end = until;
+		spun += end - now;
+		xfab_poll_end(&p, end < until);
+		now = end + 3;		/* the request's processing */
+		looks++;
+	}
+	ASSERT_TRUE(r.cut);
+	ASSERT_TRUE(spun <= 1000);
+	ASSERT_TRUE(looks >= 1 && looks < 64);
+	/* a new round may spin again */
+	r = (struct xfab_poll_round){ 0 };
+	ASSERT_EQ(xfab_poll_round_look(&r, &p, now), now + 1000);
+	ASSERT_TRUE(!r.cut);
+	/* polling off: a look is still bounded, never open-ended */
+	xfab_poll_init(&p, 0, 0);
+	r = (struct xfab_poll_round){ 0 };
+	ASSERT_EQ(xfab_poll_round_look(&r, &p, 7), 8);
+}
+
 TEST(poll_off_and_min_clamps)
 {
 	struct xfab_poll p;
