@@ -39,6 +39,7 @@
 #include "xfab_credit.h"
 #include "xfab_kstats.h"
 #include "xfab_pool.h"
+#include "xfab_budget.h"
 #include "xfab_lro.h"
 #include "xfab_poll.h"
 #include "xfab_kpoll.h"
@@ -65,6 +66,8 @@
 #define XFAB_NB_TX_DST 20
 extern unsigned int xfab_nb_rx_stall_secs;
 extern unsigned int xfab_nb_pool_pages;
+extern unsigned int xfab_nb_pool_vif_max;
+extern unsigned int xfab_nb_pool_total_max;
 extern bool xfab_nb_lro;
 extern unsigned int xfab_nb_poll_us;
 extern unsigned int xfab_nb_kick_us;
@@ -134,6 +137,8 @@ struct xfab_nb_stats {
 	atomic64_t dbg_pokes;		/* debugfs writes (EOI + look) */
 	atomic64_t fatal;		/* a peer error disabled the vif */
 	atomic64_t pool_fail;		/* a pool that would not map: off */
+	atomic64_t pool_refused_vif;	/* pool_grants_per_vif spent: off */
+	atomic64_t pool_refused_total;	/* pool_grants_total spent: off */
 };
 
 /* One count by NAPI (TX ring) or the RX worker (RX ring). */
@@ -177,6 +182,7 @@ struct xfab_nb_rxp {
 struct xfab_nb_pool {
 	bool readonly;			/* the TX pool: the guest's to write */
 	u32 n;				/* pages; 0: no pool (a failed one too) */
+	u32 charged;			/* pages taken from the pool budget */
 	u32 *refs;
 	struct page **pages;
 	grant_handle_t *handles;
@@ -284,6 +290,9 @@ struct xfab_nb_vif {
 	u32 poll_ns;
 	bool poll_adaptive;
 	u32 kick_ns;		/* least time between RX notifications */
+	/* pool pages taken from the budget by its queues (pool.c's lock) */
+	u32 pool_grants;
+	bool pool_refusal_logged;	/* this connect: one line is enough */
 
 	/*
 	 * All xfab_nb_max_queues exist from probe to remove, so that stats
@@ -313,7 +322,8 @@ void xfab_nb_eoi(struct xfab_nb_queue *q, int bit);
 /* pool.c */
 int xfab_nb_pool_map(struct xfab_nb_queue *q, struct xfab_nb_pool *p,
 		     grant_ref_t dir, u32 n, bool readonly, const char **why);
-void xfab_nb_pool_unmap(struct xfab_nb_pool *p);
+void xfab_nb_pool_unmap(struct xfab_nb_queue *q, struct xfab_nb_pool *p);
+u32 xfab_nb_pool_budget_held(void);
 
 /* tx.c */
 int xfab_nb_tx_poll(struct napi_struct *napi, int budget);

@@ -7,5 +7,6 @@
 #include "../common/xfab_xenbus.c"
 #include "../common/xfab_stats.c"
 #include "../common/xfab_pool.c"
+#include "../common/xfab_budget.c"
 #include "../common/xfab_lro.c"
 #include "../common/xfab_poll.c"

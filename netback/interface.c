@@ -251,8 +251,8 @@ void xfab_nb_queue_disconnect(struct xfab_nb_queue *q)
 	hrtimer_cancel(&q->rx_kick_timer);
 	q->rx_kick_armed = false;
 	/* the datapath is stopped: nothing reads the pools any more */
-	xfab_nb_pool_unmap(&q->tx_pool);
-	xfab_nb_pool_unmap(&q->rx_pool);
+	xfab_nb_pool_unmap(q, &q->tx_pool);
+	xfab_nb_pool_unmap(q, &q->rx_pool);
 	if (q->tx_addr) {
 		xenbus_unmap_ring_vfree(xdev, q->tx_addr);
 		atomic_dec(&xfab_nb_totals.rings_mapped);

@@ -78,6 +78,36 @@ module_param_named(poll_us, xfab_nb_poll_us, uint, 0644);
 MODULE_PARM_DESC(poll_us, "Longest in-ring poll of an xfab frontend's TX ring for new vifs, us (default 0: off; at most 10000)");
 
 /*
+ * How many pool pages the frontend maps is the frontend's choice: up to
+ * 2 x pool_pages per queue, 32768 for a vif of 16 queues. Each is an
+ * entry in dom0's maptrack table, which every backend, qemu and tool of
+ * dom0 shares (Xen's gnttab_max_maptrack_frames: 1024 frames of 256 by
+ * default, 262144), and a page of dom0's address space. So the pages
+ * held are bounded per vif and over the backend (pool.c); a pool past
+ * either bound is refused whole, and its queue grant-copies as for a
+ * stock frontend.
+ *
+ * Per vif: xfab_netfront asks 512 per queue (256 TX, 256 RX, plus its
+ * rx_lend spares), so 4096 keeps a guest of up to 8 queues fully
+ * pooled, and a guest of 2 queues even with rx_lend at its maximum
+ * (2 x 1280); 16 MiB of dom0 address space.
+ *
+ * Backend: 32768 is an eighth of the default maptrack, as xfab_blkback's
+ * ro_grants_total; the two bounds together leave three quarters of it
+ * to every other mapping. That is 32 guests of 2 queues at default pool
+ * sizes, or 8 vifs at their bound (128 MiB of dom0 address space).
+ * Lowering either at runtime refuses new pools only; those mapped stay
+ * until their queue disconnects.
+ */
+unsigned int xfab_nb_pool_vif_max = 4096;
+module_param_named(pool_grants_per_vif, xfab_nb_pool_vif_max, uint, 0644);
+MODULE_PARM_DESC(pool_grants_per_vif, "Pool pages mapped at once per vif over its queues; past it a pool is refused, the queue grant-copies (default 4096)");
+
+unsigned int xfab_nb_pool_total_max = 32768;
+module_param_named(pool_grants_total, xfab_nb_pool_total_max, uint, 0644);
+MODULE_PARM_DESC(pool_grants_total, "Pool pages mapped at once over all vifs of this backend; past it a pool is refused, the queue grant-copies (default 32768)");
+
+/*
  * Least time between two notifications of a guest about packets for it,
  * for new vifs (ethtool -C vifD.N tx-usecs changes one vif). A guest that
  * is notified per packet spends its time taking interrupts; held back

@@ -11,6 +11,12 @@
  *
  * Runs in xenbus context (connect, disconnect) with the datapath of the
  * queue stopped, so nothing here races a reader of the mappings.
+ *
+ * Every pool's pages are taken from the pool budget (pool_grants_per_vif,
+ * pool_grants_total) before anything is allocated or mapped, and given
+ * back whole when the pool goes, whatever part of it was mapped: a pool
+ * past a bound is refused (counted per queue as pool_refused_vif or
+ * pool_refused_total) and the queue grant-copies.
  */
 #include <linux/slab.h>
 #include <linux/mm.h>
@@ -20,6 +26,55 @@
 
 /* Unmap operations per hypercall at teardown (on the stack). */
 #define NB_POOL_UNMAP_BATCH 16
+
+/*
+ * The pool pages taken from the budget, over the backend (here) and per
+ * vif (vif->pool_grants). One lock for both: vifs connect in xenwatch
+ * while others go in module unload.
+ */
+static DEFINE_SPINLOCK(nb_budget_lock);
+static u32 nb_budget_all;
+
+u32 xfab_nb_pool_budget_held(void)
+{
+	return READ_ONCE(nb_budget_all);
+}
+
+/* Take n pages for pool p of queue q, or count which bound refused them. */
+static int nb_budget_take(struct xfab_nb_queue *q, struct xfab_nb_pool *p,
+			  u32 n)
+{
+	int why;
+
+	spin_lock(&nb_budget_lock);
+	why = xfab_budget_take(&q->vif->pool_grants, &nb_budget_all, n,
+			       READ_ONCE(xfab_nb_pool_vif_max),
+			       READ_ONCE(xfab_nb_pool_total_max));
+	spin_unlock(&nb_budget_lock);
+	if (why == XFAB_BUDGET_OK)
+		p->charged = n;
+	else if (why == XFAB_BUDGET_DEV)
+		atomic64_inc(&q->st.pool_refused_vif);
+	else
+		atomic64_inc(&q->st.pool_refused_total);
+	return why;
+}
+
+/* Give back what p took; idempotent. */
+static void nb_budget_put(struct xfab_nb_queue *q, struct xfab_nb_pool *p)
+{
+	bool ok;
+
+	if (!p->charged)
+		return;
+	spin_lock(&nb_budget_lock);
+	ok = xfab_budget_put(&q->vif->pool_grants, &nb_budget_all, p->charged);
+	spin_unlock(&nb_budget_lock);
+	p->charged = 0;
+	if (!ok)	/* our own accounting, not the peer's doing */
+		pr_err_ratelimited("xfab_netback: %s: gave back more pool budget than held\n",
+				   q->name);
+}
 
 static unsigned long nb_kaddr(struct page *page)
 {
@@ -136,11 +191,16 @@ out:
 	return err;
 }
 
-/* Idempotent; the error path of xfab_nb_pool_map() too. */
-void xfab_nb_pool_unmap(struct xfab_nb_pool *p)
+/*
+ * Idempotent; the error path of xfab_nb_pool_map() too. The budget goes
+ * back whole, pages Xen would not unmap included: those stay counted in
+ * xfab_nb_totals.pool_pages, which is where a leak shows.
+ */
+void xfab_nb_pool_unmap(struct xfab_nb_queue *q, struct xfab_nb_pool *p)
 {
 	if (p->n)
 		nb_pool_release(p);
+	nb_budget_put(q, p);
 	kvfree(p->pages);
 	kvfree(p->handles);
 	kvfree(p->refs);
@@ -172,17 +232,28 @@ static int nb_pool_alloc(struct xfab_nb_pool *p, u32 n)
 /*
  * Map the pool of n pages listed at directory grant dir. Returns 0 with
  * the pool on, or an error with *why saying what failed (the pool is
- * left off and empty).
+ * left off and empty): -ENOSPC when the budget refused it.
  */
 int xfab_nb_pool_map(struct xfab_nb_queue *q, struct xfab_nb_pool *p,
 		     grant_ref_t dir, u32 n, bool readonly, const char **why)
 {
 	int err;
 
+	xfab_nb_pool_unmap(q, p);	/* nothing held twice, whatever came before */
 	p->readonly = readonly;
 	if (!n || n > xfab_nb_pool_pages || n > XFAB_POOL_MAX_PAGES) {
 		*why = "page count out of range";
 		return -EINVAL;
+	}
+	switch (nb_budget_take(q, p, n)) {
+	case XFAB_BUDGET_OK:
+		break;
+	case XFAB_BUDGET_DEV:
+		*why = "the vif's pool budget (pool_grants_per_vif) is spent";
+		return -ENOSPC;
+	default:
+		*why = "the backend's pool budget (pool_grants_total) is spent";
+		return -ENOSPC;
 	}
 	err = nb_pool_alloc(p, n);
 	if (err) {
@@ -207,6 +278,6 @@ int xfab_nb_pool_map(struct xfab_nb_queue *q, struct xfab_nb_pool *p,
 	}
 	return 0;
 fail:
-	xfab_nb_pool_unmap(p);
+	xfab_nb_pool_unmap(q, p);
 	return err;
 }

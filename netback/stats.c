@@ -37,7 +37,8 @@ static const struct xfab_stat nb_fixed[] = {
 	NB_AT(rxr_hold_over), NB_AT(rxr_hold_timeout), NB_RX(rxr_direct),
 	NB_RX(rxr_copy_calls),
 	NB_RX(rxr_copy_ops), NB_RX(rxr_pool_ops), NB_RX(rxr_pool_bytes),
-	NB_AT(pool_fail), NB_AT(fatal),
+	NB_AT(pool_fail), NB_AT(pool_refused_vif), NB_AT(pool_refused_total),
+	NB_AT(fatal),
 };
 
 /*
@@ -279,12 +280,13 @@ void xfab_nb_debugfs_del(struct xfab_nb_queue *q)
 
 static int nb_summary_show(struct seq_file *m, void *unused)
 {
-	seq_printf(m, "vifs %d\nqueues_connected %d\nrings_mapped %d\nirqs_bound %d\npool_pages %d\n",
+	seq_printf(m, "vifs %d\nqueues_connected %d\nrings_mapped %d\nirqs_bound %d\npool_pages %d\npool_grants %u\n",
 		   atomic_read(&xfab_nb_totals.vifs),
 		   atomic_read(&xfab_nb_totals.queues_connected),
 		   atomic_read(&xfab_nb_totals.rings_mapped),
 		   atomic_read(&xfab_nb_totals.irqs_bound),
-		   atomic_read(&xfab_nb_totals.pool_pages));
+		   atomic_read(&xfab_nb_totals.pool_pages),
+		   xfab_nb_pool_budget_held());
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(nb_summary);

@@ -108,9 +108,27 @@ static int be_rate(struct nb_backend *be)
 }
 
 /*
+ * A pool the budget refused: one line per connect (every queue of a
+ * greedy frontend would say the same), ratelimited over all vifs.
+ */
+static void fe_pool_refused(struct nb_backend *be, struct xfab_nb_queue *q,
+			    const char *kind, unsigned int pages,
+			    const char *why)
+{
+	if (be->vif->pool_refusal_logged)
+		return;
+	be->vif->pool_refusal_logged = true;
+	dev_warn_ratelimited(&be->xdev->dev,
+			     "queue %u: %s pool of %u pages refused: %s; that ring grant-copies (this and any further refusal: ethtool -S pool_refused_*)\n",
+			     q->id, kind, pages, why);
+}
+
+/*
  * One of the frontend's pools (kind "tx" or "rx"), if it published one:
- * mapped before the queue connects. A pool that will not map is only
- * logged and counted; the queue works without it.
+ * mapped before the queue connects. A pool that will not map, or that
+ * the budget refuses, is only logged and counted; the queue works
+ * without it, by grant copy, which every slot allows. The frontend is
+ * not told: its slots are the same either way.
  */
 static void fe_queue_pool(struct nb_backend *be, struct xfab_nb_queue *q,
 			  const char *dir, const char *kind,
@@ -119,6 +137,7 @@ static void fe_queue_pool(struct nb_backend *be, struct xfab_nb_queue *q,
 	unsigned int ref, pages;
 	const char *why = NULL;
 	char key[2][24];
+	int err;
 
 	if (!xfab_nb_pool_pages)
 		return;
@@ -127,9 +146,14 @@ static void fe_queue_pool(struct nb_backend *be, struct xfab_nb_queue *q,
 	if (xenbus_gather(XBT_NIL, dir, key[0], "%u", &ref, key[1], "%u",
 			  &pages, NULL))
 		return;		/* no pool: plain grants */
-	if (!xfab_nb_pool_map(q, p, ref, pages, readonly, &why)) {
+	err = xfab_nb_pool_map(q, p, ref, pages, readonly, &why);
+	if (!err) {
 		dev_info(&be->xdev->dev, "queue %u: %s pool of %u pages mapped\n",
 			 q->id, kind, pages);
+		return;
+	}
+	if (err == -ENOSPC) {
+		fe_pool_refused(be, q, kind, pages, why);
 		return;
 	}
 	atomic64_inc(&q->st.pool_fail);
@@ -222,6 +246,7 @@ static int nb_connect(struct nb_backend *be)
 	nb_apply_features(vif, nq);
 	vif->split_evtchn = false;
 	vif->disabled = false;
+	vif->pool_refusal_logged = false;
 	for (i = 0; i < nq; i++) {
 		if (nq == 1)
 			dir = kstrdup(be->xdev->otherend, GFP_KERNEL);
