@@ -40,6 +40,7 @@
 #include "xfab_kstats.h"
 #include "xfab_pool.h"
 #include "xfab_budget.h"
+#include "xfab_age.h"
 #include "xfab_lro.h"
 #include "xfab_poll.h"
 #include "xfab_kpoll.h"
@@ -65,6 +66,10 @@
 /* Our pieces of one guest packet: the head (2) and up to 16 pages. */
 #define XFAB_NB_TX_DST 20
 extern unsigned int xfab_nb_rx_stall_secs;
+extern unsigned int xfab_nb_rx_drain_ms;
+/* rx_drain_ms's bounds (main.c says why) */
+#define XFAB_NB_DRAIN_MIN_MS 100
+#define XFAB_NB_DRAIN_MAX_MS 60000
 extern unsigned int xfab_nb_pool_pages;
 extern unsigned int xfab_nb_pool_vif_max;
 extern unsigned int xfab_nb_pool_total_max;
@@ -128,6 +133,7 @@ struct xfab_nb_stats {
 	atomic64_t rxr_drop_down;	/* xmit: queue not connected */
 	atomic64_t rxr_drop_big, rxr_drop_nomem;
 	atomic64_t rxr_drop_stall;	/* purged, or xmit while stalled */
+	atomic64_t rxr_drop_aged;	/* waited past rx_drain_ms */
 	atomic64_t rxr_stops;
 	atomic64_t rxr_kicks_held;	/* notifications held back (tx-usecs) */
 	atomic64_t rxr_kicks_late;	/* sent by the timer, once held */
@@ -251,6 +257,7 @@ struct xfab_nb_queue {
 	bool rx_stopped;
 	bool rx_stalled;		/* backlog dropped: drop until buffers come */
 	unsigned long rx_progress;	/* jiffies: last packet out, or backlog start */
+	/* the stall timer; it also ages the backlog (rx_drain_ms) */
 	struct delayed_work rx_stall;
 	struct sk_buff_head rx_held;	/* copied, until the guest took them */
 	unsigned int rx_held_bytes;	/* their truesize, under rx_held.lock */
@@ -335,6 +342,7 @@ netdev_tx_t xfab_nb_start_xmit(struct sk_buff *skb, struct net_device *dev);
 void xfab_nb_rx_work(struct work_struct *work);
 bool xfab_nb_rx_has_work(struct xfab_nb_queue *q);
 u64 xfab_nb_rx_purge(struct xfab_nb_queue *q);
+unsigned int xfab_nb_rx_oldest_ms(struct xfab_nb_queue *q);
 enum hrtimer_restart xfab_nb_rx_kick_timer(struct hrtimer *t);
 void xfab_nb_rx_stall_check(struct work_struct *work);
 

@@ -222,6 +222,13 @@ void xfab_nb_queue_disconnect(struct xfab_nb_queue *q)
 	struct xenbus_device *xdev = q->vif->xdev;
 
 	q->connected = false;
+	/*
+	 * Any xmit that saw the queue connected is over after this, later
+	 * ones drop. netif_tx_disable() alone does not do it: until they
+	 * are cancelled below, the worker and the stall timer (its aging
+	 * and purge) take packets off the backlog and so wake the queue.
+	 */
+	synchronize_net();
 	xfab_nb_debugfs_del(q);
 	if (q->counted)
 		atomic_dec(&xfab_nb_totals.queues_connected);
@@ -244,8 +251,9 @@ void xfab_nb_queue_disconnect(struct xfab_nb_queue *q)
 		netif_napi_del(&q->napi);
 		q->napi_added = false;
 	}
-	cancel_work_sync(&q->rx_work);
+	/* the stall purge queues the worker: stop it first */
 	cancel_delayed_work_sync(&q->rx_stall);
+	cancel_work_sync(&q->rx_work);
 	atomic64_add(xfab_nb_rx_purge(q), &q->st.rxr_drop_down);
 	xfab_nb_rx_hold_release(q);
 	hrtimer_cancel(&q->rx_kick_timer);
@@ -336,7 +344,8 @@ static void nb_get_stats64(struct net_device *dev,
 				 atomic64_read(&st->rxr_drop_big) +
 				 xfab_stat_get(rx, &st->rxr_drop_copy) +
 				 atomic64_read(&st->rxr_drop_nomem) +
-				 atomic64_read(&st->rxr_drop_stall);
+				 atomic64_read(&st->rxr_drop_stall) +
+				 atomic64_read(&st->rxr_drop_aged);
 	}
 }
 

@@ -45,6 +45,47 @@ module_param_named(rx_stall_secs, xfab_nb_rx_stall_secs, uint, 0644);
 MODULE_PARM_DESC(rx_stall_secs, "Seconds without guest RX buffers before its backlog is dropped (default 10)");
 
 /*
+ * The longest a packet waits in a queue's backlog for the guest to post
+ * buffers for it; older ones are dropped from the head and counted
+ * (rxr_drop_aged), as the stock backend does with rx_drain_timeout_msecs
+ * (10 s there too). The stall timer only catches a guest that posts
+ * nothing at all: one that posts a few buffers every few seconds keeps
+ * its queue moving, so without an age limit it would keep up to
+ * 2 x rx_backlog per queue of dom0's memory (and the senders' socket
+ * buffers) for good, and be handed packets minutes old.
+ *
+ * Aging cannot be turned off. Below 100 ms it would drop packets of a
+ * guest that is only busy (a vCPU waiting a few of Xen's 30 ms time
+ * slices); past a minute a packet is of no use to anyone (TCP has sent
+ * it again long before), so a longer limit only lets a trickling guest
+ * pin memory longer. A write applies from the next look at the backlog.
+ */
+unsigned int xfab_nb_rx_drain_ms = 10000;
+
+static int nb_drain_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int ms;
+
+	if (kstrtouint(val, 0, &ms) || ms < XFAB_NB_DRAIN_MIN_MS ||
+	    ms > XFAB_NB_DRAIN_MAX_MS) {
+		pr_err("xfab_netback: rx_drain_ms=%.*s: must be %u..%u (ms a packet may wait for the guest's buffers; aging cannot be turned off)\n",
+		       (int)strcspn(val, "\n"), val, XFAB_NB_DRAIN_MIN_MS,
+		       XFAB_NB_DRAIN_MAX_MS);
+		return -EINVAL;
+	}
+	/* the datapath reads it without the parameter lock */
+	WRITE_ONCE(*(unsigned int *)kp->arg, ms);
+	return 0;
+}
+
+static const struct kernel_param_ops nb_drain_ops = {
+	.set = nb_drain_set,
+	.get = param_get_uint,
+};
+module_param_cb(rx_drain_ms, &nb_drain_ops, &xfab_nb_rx_drain_ms, 0644);
+MODULE_PARM_DESC(rx_drain_ms, "Most ms a packet waits in a queue's backlog for the guest's buffers before it is dropped (rxr_drop_aged; default 10000, 100..60000)");
+
+/*
  * Pages of an xfab frontend's pool we map per ring (each queue has a TX
  * and an RX pool): dom0 address space and the guest's grant entries the
  * fast path may pin, announced as xfab-pool-max-pages. 0 turns the pools
@@ -53,29 +94,6 @@ MODULE_PARM_DESC(rx_stall_secs, "Seconds without guest RX buffers before its bac
 unsigned int xfab_nb_pool_pages = XFAB_POOL_MAX_PAGES;
 module_param_named(pool_pages, xfab_nb_pool_pages, uint, 0444);
 MODULE_PARM_DESC(pool_pages, "Most pages of a frontend's TX or RX pool mapped per queue (default and maximum 1024; 0: no pools)");
-
-/*
- * LRO on guest TX (lro.c) for vifs made from now on; each vif's own
- * switch is ethtool -K vifD.N rx-gro-hw on|off. Off hands every guest
- * packet to the stack as it came, as the stock backend does.
- */
-bool xfab_nb_lro = true;
-module_param_named(lro, xfab_nb_lro, bool, 0644);
-MODULE_PARM_DESC(lro, "Merge a guest's TCP segments before dom0's stack on new vifs (default on; per vif: ethtool -K vifD.N rx-gro-hw)");
-
-/*
- * In-ring polling of an xfab frontend's TX ring: once NAPI has emptied
- * it, it keeps looking for up to this long before it arms req_event and
- * sleeps; meanwhile the guest sees no armed index and sends no event.
- * The budget adapts (common/xfab_poll); per vif: ethtool -C vifD.N
- * rx-usecs N adaptive-rx on|off. Off by default: where dom0 and the
- * guests share CPUs (the testbed, many appliances) the spin takes the
- * CPU the guest needs to produce, and make bench measured the pair
- * slower with it (docs/net.md). For a dom0 with CPUs of its own.
- */
-unsigned int xfab_nb_poll_us;
-module_param_named(poll_us, xfab_nb_poll_us, uint, 0644);
-MODULE_PARM_DESC(poll_us, "Longest in-ring poll of an xfab frontend's TX ring for new vifs, us (default 0: off; at most 10000)");
 
 /*
  * How many pool pages the frontend maps is the frontend's choice: up to
@@ -106,6 +124,29 @@ MODULE_PARM_DESC(pool_grants_per_vif, "Pool pages mapped at once per vif over it
 unsigned int xfab_nb_pool_total_max = 32768;
 module_param_named(pool_grants_total, xfab_nb_pool_total_max, uint, 0644);
 MODULE_PARM_DESC(pool_grants_total, "Pool pages mapped at once over all vifs of this backend; past it a pool is refused, the queue grant-copies (default 32768)");
+
+/*
+ * LRO on guest TX (lro.c) for vifs made from now on; each vif's own
+ * switch is ethtool -K vifD.N rx-gro-hw on|off. Off hands every guest
+ * packet to the stack as it came, as the stock backend does.
+ */
+bool xfab_nb_lro = true;
+module_param_named(lro, xfab_nb_lro, bool, 0644);
+MODULE_PARM_DESC(lro, "Merge a guest's TCP segments before dom0's stack on new vifs (default on; per vif: ethtool -K vifD.N rx-gro-hw)");
+
+/*
+ * In-ring polling of an xfab frontend's TX ring: once NAPI has emptied
+ * it, it keeps looking for up to this long before it arms req_event and
+ * sleeps; meanwhile the guest sees no armed index and sends no event.
+ * The budget adapts (common/xfab_poll); per vif: ethtool -C vifD.N
+ * rx-usecs N adaptive-rx on|off. Off by default: where dom0 and the
+ * guests share CPUs (the testbed, many appliances) the spin takes the
+ * CPU the guest needs to produce, and make bench measured the pair
+ * slower with it (docs/net.md). For a dom0 with CPUs of its own.
+ */
+unsigned int xfab_nb_poll_us;
+module_param_named(poll_us, xfab_nb_poll_us, uint, 0644);
+MODULE_PARM_DESC(poll_us, "Longest in-ring poll of an xfab frontend's TX ring for new vifs, us (default 0: off; at most 10000)");
 
 /*
  * Least time between two notifications of a guest about packets for it,

@@ -18,6 +18,14 @@
  * buffer (XSA-392/424 class). A trickle of traffic below rx_backlog
  * never stops the queue, which is why the stall clock starts when the
  * backlog does, not when the queue stops.
+ *
+ * A guest that posts a few buffers every few seconds never stalls, yet
+ * it would keep its backlog (up to 2 x rx_backlog) for good and be
+ * handed packets minutes old. So each packet is stamped when it joins
+ * the backlog, and whatever waited longer than rx_drain_ms is dropped
+ * from the head and counted (rxr_drop_aged): whenever the worker takes
+ * packets, and from the stall timer, so that a queue nobody services
+ * (stopped, its guest silent) ages too.
  */
 #include <linux/if_ether.h>
 #include <xen/page.h>
@@ -41,6 +49,28 @@ static bool rx_skb_ok(const struct sk_buff *skb)
 	return data <= XFAB_NB_RX_MAX_DATA;
 }
 
+/*
+ * What a packet keeps in skb->cb while it waits in the backlog: when it
+ * joined, in jiffies cut to 32 bits (xfab_age.h). Ours from start_xmit
+ * on; rxhold.c writes its own record there once the packet has left
+ * the backlog and been copied.
+ */
+struct nb_rx_cb {
+	u32 queued;
+};
+
+static struct nb_rx_cb *nb_rx_cb(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct nb_rx_cb) > sizeof(skb->cb));
+	return (struct nb_rx_cb *)skb->cb;
+}
+
+/* rx_drain_ms in ticks; a write to the parameter may come at any time */
+static u32 rx_drain_ticks(void)
+{
+	return msecs_to_jiffies(READ_ONCE(xfab_nb_rx_drain_ms));
+}
+
 static bool rx_direct(struct xfab_nb_queue *q, struct sk_buff *skb);
 
 static u32 rx_pieces(struct xfab_seg *src, u32 max, const struct sk_buff *skb);
@@ -57,6 +87,7 @@ netdev_tx_t xfab_nb_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	struct xfab_nb_vif *vif = netdev_priv(dev);
 	u16 qi = skb_get_queue_mapping(skb);
 	struct xfab_nb_queue *q;
+	unsigned long now;
 
 	if (qi >= vif->num_queues)
 		qi = 0;
@@ -93,12 +124,19 @@ netdev_tx_t xfab_nb_start_xmit(struct sk_buff *skb, struct net_device *dev)
 		atomic64_inc(&q->st.rxr_drop_backlog);
 		goto drop;
 	}
+	/* read under the lock: stamps grow from the head to the tail */
+	now = jiffies;
 	if (skb_queue_empty(&q->rx_queue)) {
-		/* the stall clock starts with the backlog */
-		WRITE_ONCE(q->rx_progress, jiffies);
+		/*
+		 * The stall clock starts with the backlog; the timer looks
+		 * first when this packet stalls or ages, whichever is first.
+		 */
+		WRITE_ONCE(q->rx_progress, now);
 		queue_delayed_work(xfab_nb_wq, &q->rx_stall,
-				   xfab_nb_rx_stall_secs * HZ);
+				   min_t(unsigned long, xfab_nb_rx_stall_secs * HZ,
+					 rx_drain_ticks() + 1));
 	}
+	nb_rx_cb(skb)->queued = now;
 	__skb_queue_tail(&q->rx_queue, skb);
 	q->rx_queued_bytes += skb->len;
 	if (q->rx_queued_bytes >= xfab_nb_rx_backlog && !q->rx_stopped)
@@ -132,6 +170,52 @@ static struct sk_buff *rx_dequeue(struct xfab_nb_queue *q)
 		rx_unlink(q, skb);
 	spin_unlock_bh(&q->rx_queue.lock);
 	return skb;
+}
+
+/*
+ * Move every packet at the head of the backlog that waited longer than
+ * limit ticks to aged (lock held). The head is the oldest: stamps are
+ * taken under the lock as packets join the tail. rx_unlink wakes a
+ * stopped queue, as for any packet that leaves.
+ */
+static void rx_age_locked(struct xfab_nb_queue *q, u32 now, u32 limit,
+			  struct sk_buff_head *aged)
+{
+	struct sk_buff *skb;
+
+	while ((skb = skb_peek(&q->rx_queue)) &&
+	       xfab_age_over(now, nb_rx_cb(skb)->queued, limit)) {
+		rx_unlink(q, skb);
+		__skb_queue_tail(aged, skb);
+	}
+}
+
+/* Free and count what rx_age_locked() took, with no lock held. */
+static void rx_aged_free(struct xfab_nb_queue *q, struct sk_buff_head *aged)
+{
+	struct sk_buff *skb;
+	u64 n = 0;
+
+	while ((skb = __skb_dequeue(aged))) {
+		dev_kfree_skb_any(skb);
+		n++;
+	}
+	if (n)
+		atomic64_add(n, &q->st.rxr_drop_aged);
+}
+
+/* How long the backlog's oldest packet has waited, in ms (debugfs). */
+unsigned int xfab_nb_rx_oldest_ms(struct xfab_nb_queue *q)
+{
+	struct sk_buff *skb;
+	u32 age = 0;
+
+	spin_lock_bh(&q->rx_queue.lock);
+	skb = skb_peek(&q->rx_queue);
+	if (skb)
+		age = xfab_age(jiffies, nb_rx_cb(skb)->queued);
+	spin_unlock_bh(&q->rx_queue.lock);
+	return jiffies_to_msecs(age);
 }
 
 /* Drop the whole backlog; returns how many packets went. */
@@ -315,13 +399,16 @@ static int rx_plan_packet(struct xfab_nb_queue *q, struct xfab_nb_rxp *p,
  * The next packet if the guest has posted buffers for all of it, taken
  * off the backlog under its lock: the stall purge (another work item)
  * may empty the backlog at any time, so the packet looked at and the
- * packet taken must be one and the same.
+ * packet taken must be one and the same. Packets older than limit go
+ * to aged first: the guest is never handed one.
  */
-static struct sk_buff *rx_take(struct xfab_nb_queue *q, u32 *need, u32 *data)
+static struct sk_buff *rx_take(struct xfab_nb_queue *q, u32 *need, u32 *data,
+			       u32 now, u32 limit, struct sk_buff_head *aged)
 {
 	struct sk_buff *skb;
 
 	spin_lock_bh(&q->rx_queue.lock);
+	rx_age_locked(q, now, limit, aged);
 	skb = skb_peek(&q->rx_queue);
 	if (skb) {
 		*need = rx_slots_needed(skb, data);
@@ -349,9 +436,15 @@ static void rx_prepare(struct xfab_nb_queue *q, struct xfab_nb_rxp *p,
 		p->op_count = 0;
 }
 
-/* Fill q->rxp[] with packets that have buffers; returns how many. */
-static int rx_gather(struct xfab_nb_queue *q, u32 *nops)
+/*
+ * Fill q->rxp[] with packets that have buffers; returns how many. Those
+ * that waited too long go to aged, for the caller to free.
+ */
+static int rx_gather(struct xfab_nb_queue *q, u32 *nops,
+		     struct sk_buff_head *aged)
 {
+	/* one clock read per round: a round lasts far less than a tick */
+	u32 now = jiffies, limit = rx_drain_ticks();
 	struct sk_buff *skb;
 	int n = 0;
 
@@ -360,7 +453,7 @@ static int rx_gather(struct xfab_nb_queue *q, u32 *nops)
 	       XFAB_NB_MAX_OPS - *nops >= XFAB_NB_RX_SRC + XFAB_NB_RX_MAX_DATA) {
 		u32 need, data;
 
-		skb = rx_take(q, &need, &data);
+		skb = rx_take(q, &need, &data, now, limit, aged);
 		if (!skb)
 			break;
 		rx_prepare(q, &q->rxp[n++], skb, need, data, nops);
@@ -583,17 +676,20 @@ void xfab_nb_rx_work(struct work_struct *work)
 	struct xfab_nb_queue *q = container_of(work, struct xfab_nb_queue,
 					       rx_work);
 	struct netdev_queue *txq = netdev_get_tx_queue(q->vif->dev, q->id);
+	struct sk_buff_head aged;
 	int rounds = 0, n;
 	u32 nops;
 
+	__skb_queue_head_init(&aged);
 	rx_unstall(q);
 	while (q->connected && !q->broken && rounds++ < 64) {
 		/* start_xmit's direct copies use the ring under this lock */
 		__netif_tx_lock_bh(txq);
-		n = rx_gather(q, &nops);
+		n = rx_gather(q, &nops, &aged);
 		if (n)
 			rx_finish(q, n, nops, false);
 		__netif_tx_unlock_bh(txq);
+		rx_aged_free(q, &aged);
 		if (!n)
 			break;
 	}
@@ -604,8 +700,39 @@ void xfab_nb_rx_work(struct work_struct *work)
 }
 
 /*
+ * The stall timer's other job: drop what waited past rx_drain_ms, then
+ * say when to look again, in jiffies from now: when the new head ages,
+ * or at the stall (stall_in) if that comes first; 0 when the backlog is
+ * empty (its next packet arms the timer). Not sooner than a sixteenth
+ * of the limit: under a flood every tick has its packets, and the timer
+ * would run at each; this way it runs at most 16 times per limit, and a
+ * packet goes at most limit / 16 after it aged (plus the worker's delay).
+ */
+static unsigned long rx_age_timer(struct xfab_nb_queue *q, u32 now,
+				  unsigned long stall_in)
+{
+	u32 limit = rx_drain_ticks(), slack = max_t(u32, limit / 16, 1);
+	struct sk_buff_head aged;
+	struct sk_buff *skb;
+	unsigned long next = 0;
+
+	__skb_queue_head_init(&aged);
+	spin_lock_bh(&q->rx_queue.lock);
+	rx_age_locked(q, now, limit, &aged);
+	skb = skb_peek(&q->rx_queue);
+	if (skb)
+		next = min_t(unsigned long, stall_in,
+			     max(xfab_age_left(now, nb_rx_cb(skb)->queued,
+					       limit), slack));
+	spin_unlock_bh(&q->rx_queue.lock);
+	rx_aged_free(q, &aged);
+	return next;
+}
+
+/*
  * Armed when the backlog starts: has it moved in rx_stall_secs? If not,
  * drop it and stall the queue (xmit drops until the guest posts buffers).
+ * If it has, age it (rx_age_timer) and come back.
  */
 void xfab_nb_rx_stall_check(struct work_struct *work)
 {
@@ -613,11 +740,15 @@ void xfab_nb_rx_stall_check(struct work_struct *work)
 					       struct xfab_nb_queue, rx_stall);
 	unsigned long limit = xfab_nb_rx_stall_secs * HZ;
 	unsigned long due = READ_ONCE(q->rx_progress) + limit;
+	/* one clock read: a tick between two would make due - now wrap */
+	unsigned long now = jiffies, next;
 
 	if (skb_queue_empty_lockless(&q->rx_queue))
 		return;		/* the next packet arms it again */
-	if (time_before(jiffies, due)) {
-		mod_delayed_work(xfab_nb_wq, &q->rx_stall, due - jiffies);
+	if (time_before(now, due)) {
+		next = rx_age_timer(q, now, due - now);
+		if (next)
+			mod_delayed_work(xfab_nb_wq, &q->rx_stall, next);
 		return;
 	}
 	netdev_warn_once(q->vif->dev,

@@ -31,7 +31,8 @@ static const struct xfab_stat nb_fixed[] = {
 	NB_RX(rxr_packets), NB_RX(rxr_bytes), NB_RX(rxr_slots),
 	NB_RX(rxr_gso), NB_AT(rxr_drop_backlog), NB_AT(rxr_drop_down),
 	NB_AT(rxr_drop_big), NB_RX(rxr_drop_copy), NB_AT(rxr_drop_nomem),
-	NB_AT(rxr_drop_stall), NB_AT(rxr_irqs), NB_AT(rxr_spurious),
+	NB_AT(rxr_drop_stall), NB_AT(rxr_drop_aged), NB_AT(rxr_irqs),
+	NB_AT(rxr_spurious),
 	NB_RX(rxr_kicks), NB_AT(rxr_kicks_held), NB_AT(rxr_kicks_late),
 	NB_AT(rxr_stops), NB_AT(rxr_hold_taken),
 	NB_AT(rxr_hold_over), NB_AT(rxr_hold_timeout), NB_RX(rxr_direct),
@@ -221,9 +222,9 @@ static int nb_queue_show(struct seq_file *m, void *unused)
 		     q->tx_pushed, (const u32 *)q->tx.sring);
 	nb_dump_ring(m, "rx", q->rx.req_cons, q->rx.rsp_prod_pvt,
 		     q->rx_pushed, (const u32 *)q->rx.sring);
-	seq_printf(m, "rx backlog: %u packets %u bytes stopped %d stalled %d\n",
+	seq_printf(m, "rx backlog: %u packets %u bytes stopped %d stalled %d oldest_ms %u\n",
 		   skb_queue_len(&q->rx_queue), q->rx_queued_bytes,
-		   q->rx_stopped, q->rx_stalled);
+		   q->rx_stopped, q->rx_stalled, xfab_nb_rx_oldest_ms(q));
 	return 0;
 }
 
