@@ -42,6 +42,7 @@
 #include "xfab_kpoll.h"
 #include "xfab_credit.h"
 #include "xfab_kstats.h"
+#include "xfab_drain.h"
 
 /* Pages one request maps: its segments (indirect pages map apart). */
 #define XFAB_BB_MAX_PAGES XFAB_BLK_MAX_INDIRECT_SEGS
@@ -62,8 +63,12 @@ extern unsigned int xfab_bb_ro_total_max;
 extern unsigned int xfab_bb_poll_us;
 extern unsigned int xfab_bb_resize_ms;
 extern unsigned int xfab_bb_refuse_rate;
+extern unsigned int xfab_bb_drain_dev_max;
+extern unsigned int xfab_bb_drain_total_max;
 
 #define XFAB_BB_RO_LIMIT 65536u
+/* drain_sets_per_disk at most; more is a pile, not a bound */
+#define XFAB_BB_DRAIN_LIMIT 64u
 /*
  * A request of this many segments (64 KiB) or more is answered as soon as
  * it is done, before the next one is started, rather than with its batch.
@@ -88,7 +93,8 @@ struct xfab_bb_totals {
 	atomic_t rings;
 	atomic_long_t grants_mapped;
 	atomic_t ro_kept;		/* kept read-only mappings, all disks */
-	atomic_t draining;		/* rings let go with requests at the disk */
+	atomic_t draining;		/* ring sets let go with requests at the disk */
+	atomic_t drain_extra;		/* ring sets held past each disk's first */
 };
 extern struct xfab_bb_totals xfab_bb_totals;
 /* Where rings let go with requests still at the disk are finished. */
@@ -124,6 +130,9 @@ struct xfab_bb_stats {
 	u64_stats_t refuse_waits;	/* refusals past refuse_rate: the thread slept */
 	u64_stats_t bad_index;		/* impossible producer index: ring stopped */
 	u64_stats_t passes_yielded;	/* a pass of XFAB_BB_PASS_REQS offered the CPU */
+	/* connects refused for ring sets draining (the device's, not a ring's) */
+	u64_stats_t drain_refused_disk;	/* drain_sets_per_disk met */
+	u64_stats_t drain_refused_total;	/* drain_sets_total met */
 	u64_stats_t err[XFAB_BLK_NR_ERRS];	/* refused requests by reason */
 };
 
@@ -246,6 +255,8 @@ struct xfab_bb_dev {
 	unsigned int nr_alloc;		/* rings[] entries to tear down */
 	u16 handle;
 	atomic_t ro_kept;		/* kept read-only mappings, all rings */
+	/* its ring sets, connected and draining (xenbus.c's bb_sets_lock) */
+	struct xfab_drain_dev sets;
 	struct xfab_bb_stats gone;	/* counters of rings torn down */
 };
 
@@ -273,6 +284,7 @@ void xfab_bb_debugfs_exit(void);
 extern struct xfab_stats_table xfab_bb_stat_table;
 
 /* xenbus.c */
+unsigned int xfab_bb_draining(struct xfab_bb_dev *dev);
 int xfab_bb_xenbus_register(void);
 void xfab_bb_xenbus_unregister(void);
 

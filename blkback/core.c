@@ -6,5 +6,6 @@
 #include "../common/xfab_gcache.c"
 #include "../common/xfab_poll.c"
 #include "../common/xfab_credit.c"
+#include "../common/xfab_drain.c"
 #include "../common/xfab_stats.c"
 #include "../common/xfab_kstats.c"

@@ -123,6 +123,26 @@ unsigned int xfab_bb_refuse_rate = 100;
 module_param_named(refuse_rate, xfab_bb_refuse_rate, uint, 0644);
 MODULE_PARM_DESC(refuse_rate, "Refused requests answered per second per ring past a burst of 64 (default 100, 0: no limit)");
 
+/*
+ * A disconnect while the disk still has requests lets their rings finish
+ * in the background (xenbus.c), their grants mapped until the disk
+ * answers, so that xenwatch does not wait for a slow disk. A frontend
+ * that reconnects and disconnects again and again on such a disk would
+ * pile these ring sets up, each holding what a connected disk holds:
+ * past drain_sets_per_disk the disk is not connected again until one of
+ * its own finishes. Over the backend, each disk's first ring set is its
+ * own and drain_sets_total bounds the ones past it, so that all disks
+ * together hold at most (disks + drain_sets_total) ring sets. A disk
+ * with nothing draining always connects.
+ */
+unsigned int xfab_bb_drain_dev_max = 2;
+module_param_named(drain_sets_per_disk, xfab_bb_drain_dev_max, uint, 0644);
+MODULE_PARM_DESC(drain_sets_per_disk, "Ring sets of one disk still draining after disconnects; at this many it is not connected again until one finishes (default 2, 1..64)");
+
+unsigned int xfab_bb_drain_total_max = 32;
+module_param_named(drain_sets_total, xfab_bb_drain_total_max, uint, 0644);
+MODULE_PARM_DESC(drain_sets_total, "Ring sets held past each disk's first over all disks of this backend; a disk that would pass it waits for its own drain (default 32, 0: one set per disk)");
+
 static int __init xfab_bb_init(void)
 {
 	int err;
@@ -152,6 +172,11 @@ static int __init xfab_bb_init(void)
 	if (xfab_bb_ro_max > XFAB_BB_RO_LIMIT) {
 		pr_err("xfab_blkback: ro_grants=%u: at most %u\n",
 		       xfab_bb_ro_max, XFAB_BB_RO_LIMIT);
+		return -EINVAL;
+	}
+	if (!xfab_bb_drain_dev_max || xfab_bb_drain_dev_max > XFAB_BB_DRAIN_LIMIT) {
+		pr_err("xfab_blkback: drain_sets_per_disk=%u: 1..%u\n",
+		       xfab_bb_drain_dev_max, XFAB_BB_DRAIN_LIMIT);
 		return -EINVAL;
 	}
 	if (xfab_bb_poll_us > 10000) {

@@ -27,6 +27,7 @@ static const struct xfab_stat bb_fixed[] = {
 	BB_STAT(ro_full), BB_STAT(ro_budget), BB_STAT(polls), BB_STAT(poll_found),
 	BB_STAT(poll_empty), BB_STAT(resizes), BB_STAT(refuse_waits),
 	BB_STAT(bad_index), BB_STAT(passes_yielded),
+	BB_STAT(drain_refused_disk), BB_STAT(drain_refused_total),
 };
 
 /* The fixed counters, then one per refusal reason (1..) of common/. */
@@ -125,9 +126,22 @@ static ssize_t rings_show(struct device *d, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(rings);
 
+/*
+ * Ring sets let go at disconnects that still wait for the disk: what
+ * drain_sets_per_disk bounds (a connect waits at it).
+ */
+static ssize_t draining_show(struct device *d, struct device_attribute *attr,
+			     char *buf)
+{
+	struct xfab_bb_dev *dev = bb_dev(d);
+
+	return dev ? sysfs_emit(buf, "%u\n", xfab_bb_draining(dev)) : -ENODEV;
+}
+static DEVICE_ATTR_RO(draining);
+
 static struct dev_ext_attribute bb_ext[BB_NR_STATS];
-/* the counters, four gauges, the NULL */
-static struct attribute *bb_attrs[BB_NR_STATS + 5];
+/* the counters, five gauges, the NULL */
+static struct attribute *bb_attrs[BB_NR_STATS + 6];
 
 static const struct xfab_kstats_sysfs bb_sysfs = {
 	.t = &xfab_bb_stat_table,
@@ -162,6 +176,7 @@ int xfab_bb_stats_init(void)
 	bb_attrs[n++] = &dev_attr_rings.attr;
 	bb_attrs[n++] = &dev_attr_ro_grants.attr;
 	bb_attrs[n++] = &dev_attr_mode.attr;
+	bb_attrs[n++] = &dev_attr_draining.attr;
 	bb_attrs[n] = NULL;
 	return 0;
 }
@@ -171,12 +186,13 @@ static struct dentry *bb_debugfs;
 
 static int bb_summary_show(struct seq_file *m, void *unused)
 {
-	seq_printf(m, "devices %d\nrings %d\ngrants_mapped %ld\nro_kept %d\ndraining %d\n",
+	seq_printf(m, "devices %d\nrings %d\ngrants_mapped %ld\nro_kept %d\ndraining %d\ndrain_extra %d\n",
 		   atomic_read(&xfab_bb_totals.devices),
 		   atomic_read(&xfab_bb_totals.rings),
 		   atomic_long_read(&xfab_bb_totals.grants_mapped),
 		   atomic_read(&xfab_bb_totals.ro_kept),
-		   atomic_read(&xfab_bb_totals.draining));
+		   atomic_read(&xfab_bb_totals.draining),
+		   atomic_read(&xfab_bb_totals.drain_extra));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(bb_summary);

@@ -11,11 +11,16 @@
  * first), and the frontend's rings. Whichever comes second connects.
  *
  * All of it runs in the xenwatch thread (probe, watches, remove on device
- * removal) or under the driver core on module unload, never concurrently
- * for one device. The one exception is a disconnect while the disk still
- * has requests: those rings are finished by a work item (bb_drain_later),
- * which touches the device only through atomics, rings_lock and its
- * reference.
+ * removal) or under the driver core on module unload. The exception is a
+ * disconnect while the disk still has requests: those rings are finished
+ * by a work item (bb_drain_later), which touches the device through
+ * atomics, rings_lock, bb_sets_lock and its reference, and which, when a
+ * connect was refused because the device had too many ring sets
+ * draining (drain_sets_per_disk, drain_sets_total), runs the state
+ * function once more: sm_lock keeps that apart from xenwatch's callbacks
+ * and remove. Such a refused connect leaves us in InitWait, the
+ * frontend waiting as for a slow backend, until a drain of the device's
+ * own ends; xenwatch never waits for it.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -30,6 +35,10 @@ struct bb_backend {
 	struct xfab_bb_dev dev;
 	/* remove's, and one per ring set still draining (the disk stays open) */
 	struct kref ref;
+	/* the state function: xenwatch's callbacks and remove vs a drain's retry */
+	struct mutex sm_lock;
+	bool removed;			/* remove ran: no drain connects us again */
+	bool refused;			/* the last connect waits for a drain to end */
 	struct mutex state_lock;	/* publishing vs the resize work */
 	enum xenbus_state state;	/* where we are (published) */
 	struct delayed_work resize_work;
@@ -319,6 +328,83 @@ static int fe_ring_connect(struct xfab_bb_dev *dev, struct xfab_bb_ring *ring,
 
 static void bb_release(struct kref *ref);
 
+/*
+ * Every device's ring sets, connected and draining, and the sets held
+ * past each device's first over the backend (common/xfab_drain.h). Taken
+ * from xenwatch (connect, disconnect) and from the drain work (a drain
+ * done); debugfs shows the backend's count.
+ */
+static DEFINE_SPINLOCK(bb_sets_lock);
+static u32 bb_sets_extra;
+
+/* XFAB_DRAIN_OK: dev has a ring set to connect; else which bound refused. */
+static int bb_sets_connect(struct xfab_bb_dev *dev)
+{
+	/* both may change at run time; 0 is taken as 1 by the decision */
+	u32 dev_max = min(READ_ONCE(xfab_bb_drain_dev_max), XFAB_BB_DRAIN_LIMIT);
+	u32 all_max = READ_ONCE(xfab_bb_drain_total_max);
+	int why;
+
+	spin_lock(&bb_sets_lock);
+	why = xfab_drain_connect(&dev->sets, &bb_sets_extra, dev_max, all_max);
+	atomic_set(&xfab_bb_totals.drain_extra, bb_sets_extra);
+	spin_unlock(&bb_sets_lock);
+	return why;
+}
+
+/* The connected set is let go: to a drain, or freed already. */
+static void bb_sets_release(struct xfab_bb_dev *dev, bool drain)
+{
+	bool ok;
+
+	spin_lock(&bb_sets_lock);
+	ok = xfab_drain_release(&dev->sets, &bb_sets_extra, drain);
+	atomic_set(&xfab_bb_totals.drain_extra, bb_sets_extra);
+	spin_unlock(&bb_sets_lock);
+	if (!ok)
+		dev_err(&dev->xdev->dev, "ring sets: let go of a set not counted\n");
+}
+
+/* A draining set was freed. */
+static void bb_sets_done(struct xfab_bb_dev *dev)
+{
+	bool ok;
+
+	spin_lock(&bb_sets_lock);
+	ok = xfab_drain_done(&dev->sets, &bb_sets_extra);
+	atomic_set(&xfab_bb_totals.drain_extra, bb_sets_extra);
+	spin_unlock(&bb_sets_lock);
+	if (!ok)
+		dev_err(&dev->xdev->dev, "ring sets: a drain ended that was not counted\n");
+}
+
+/* The device's ring sets draining now (sysfs). */
+unsigned int xfab_bb_draining(struct xfab_bb_dev *dev)
+{
+	unsigned int n;
+
+	spin_lock(&bb_sets_lock);
+	n = dev->sets.draining;
+	spin_unlock(&bb_sets_lock);
+	return n;
+}
+
+static void bb_set_state(struct bb_backend *be, enum xenbus_state target);
+
+/*
+ * A drain of be's ended. A connect refused for its drains goes ahead
+ * now if the frontend still waits for it: no watch fires for a drain,
+ * and the frontend, in Initialised, has nothing more to write. Not once
+ * remove has run: the device is going.
+ */
+static void bb_retry_connect(struct bb_backend *be)
+{
+	mutex_lock(&be->sm_lock);
+	if (!be->removed && be->refused && be->fe_ready)
+		bb_set_state(be, XenbusStateConnected);
+	mutex_unlock(&be->sm_lock);
+}
+
 /* Tear the rings down, waiting for what the disk still has, and count them. */
 static void bb_rings_free(struct xfab_bb_dev *dev, struct xfab_bb_ring *rings,
 			  unsigned int nr)
@@ -345,12 +431,16 @@ struct bb_drain {
 static void bb_drain_work(struct work_struct *w)
 {
 	struct bb_drain *d = container_of(w, struct bb_drain, work);
-	struct xenbus_device *xdev = d->be->dev.xdev;
+	struct bb_backend *be = d->be;
+	struct xenbus_device *xdev = be->dev.xdev;
 
-	bb_rings_free(&d->be->dev, d->rings, d->nr);
+	bb_rings_free(&be->dev, d->rings, d->nr);
+	bb_sets_done(&be->dev);
 	atomic_dec(&xfab_bb_totals.draining);
 	dev_info(&xdev->dev, "disconnected: the disk finished the last requests\n");
-	kref_put(&d->be->ref, bb_release);
+	/* our references keep be and xdev while it runs the state function */
+	bb_retry_connect(be);
+	kref_put(&be->ref, bb_release);
 	put_device(&xdev->dev);
 	kfree(d);
 }
@@ -378,6 +468,8 @@ static bool bb_drain_later(struct xfab_bb_dev *dev, struct xfab_bb_ring *rings,
 	INIT_WORK(&d->work, bb_drain_work);
 	kref_get(&be->ref);
 	get_device(&dev->xdev->dev);
+	/* counted before the work can run, and end, and count it done */
+	bb_sets_release(dev, true);
 	atomic_inc(&xfab_bb_totals.draining);
 	dev_info(&dev->xdev->dev,
 		 "disconnecting with requests still at the disk: finishing them in the background\n");
@@ -402,19 +494,48 @@ static void bb_disconnect(struct xfab_bb_dev *dev)
 	dev->rings = NULL;
 	dev->nr_alloc = 0;
 	mutex_unlock(&dev->rings_lock);
-	if (!busy || !bb_drain_later(dev, rings, nr))
-		bb_rings_free(dev, rings, nr);
+	if (busy && bb_drain_later(dev, rings, nr))
+		return;
+	bb_rings_free(dev, rings, nr);
+	/* unmapped: the set no longer counts against the bounds */
+	bb_sets_release(dev, false);
+}
+
+/*
+ * A connect refused for the ring sets the device still has draining.
+ * We stay in InitWait, which any frontend takes as a backend not ready
+ * yet, and the end of one of those drains connects (bb_retry_connect).
+ * No error node and no xenbus_dev_fatal: nothing is wrong with the
+ * frontend's keys, and Closing would end the device for good.
+ */
+static void bb_connect_refused(struct bb_backend *be, int why)
+{
+	struct xfab_bb_dev *dev = &be->dev;
+	bool disk = why == XFAB_DRAIN_DEV;
+
+	be->refused = true;
+	mutex_lock(&dev->rings_lock);	/* the writer of gone's counters */
+	xfab_stat_inc(&dev->gone.sync, disk ? &dev->gone.drain_refused_disk :
+		      &dev->gone.drain_refused_total);
+	mutex_unlock(&dev->rings_lock);
+	/* the frontend decides how often: one line in a while is enough */
+	dev_info_ratelimited(&dev->xdev->dev,
+			     "connect waits: %u ring set(s) still draining, %s met; it goes ahead when one ends\n",
+			     xfab_bb_draining(dev),
+			     disk ? "drain_sets_per_disk" : "drain_sets_total");
 }
 
 static int bb_connect(struct xfab_bb_dev *dev)
 {
+	struct bb_backend *be = container_of(dev, struct bb_backend, dev);
 	struct xenbus_device *xdev = dev->xdev;
 	struct xfab_bb_ring *rings;
 	unsigned int nq, i;
 	bool persistent, xfab, ro;
 	char *dir;
-	int err;
+	int err, why;
 
+	be->refused = false;
 	err = fe_protocol(dev);
 	if (err)
 		return err;
@@ -431,9 +552,17 @@ static int bb_connect(struct xfab_bb_dev *dev)
 	xfab = xenbus_read_unsigned(xdev->otherend, "feature-xfab-blk", 0) == 1;
 	ro = xfab && xfab_bb_ro_max &&
 	     xenbus_read_unsigned(xdev->otherend, "xfab-ro-grants", 0) > 0;
+	/* from here on, every way out gives the set back (bb_disconnect) */
+	why = bb_sets_connect(dev);
+	if (why != XFAB_DRAIN_OK) {
+		bb_connect_refused(be, why);
+		return -EBUSY;
+	}
 	rings = kcalloc(nq, sizeof(*rings), GFP_KERNEL);
-	if (!rings)
+	if (!rings) {
+		bb_sets_release(dev, false);
 		return -ENOMEM;
+	}
 	mutex_lock(&dev->rings_lock);
 	dev->rings = rings;
 	dev->nr_alloc = nq;
@@ -498,33 +627,31 @@ static void bb_frontend_changed(struct xenbus_device *xdev,
 	bool gone;
 	int target;
 
+	mutex_lock(&be->sm_lock);
 	/* blkfront publishes its rings when it goes Initialised */
 	be->fe_ready = fe == XenbusStateInitialised ||
 		       fe == XenbusStateConnected;
 	target = xfab_be_target(fe, XenbusStateInitialised,
 				xenbus_dev_is_online(xdev), &gone);
 	if (target < 0) {
+		mutex_unlock(&be->sm_lock);
 		xenbus_dev_fatal(xdev, -EINVAL, "frontend in state %d", fe);
 		return;
 	}
 	bb_set_state(be, target);
+	mutex_unlock(&be->sm_lock);
+	/* remove takes sm_lock */
 	if (gone)
 		device_unregister(&xdev->dev);
 }
 
-/* The block script wrote (or rewrote) "physical-device": "major:minor" in hex. */
-static void bb_pdev_changed(struct xenbus_watch *w, const char *path,
-			    const char *token)
+/* The disk named, under sm_lock: open it, and connect if the rings are there. */
+static void bb_pdev_open(struct bb_backend *be, unsigned int major,
+			 unsigned int minor)
 {
-	struct bb_backend *be = container_of(w, struct bb_backend,
-					     pdev_watch);
 	struct xenbus_device *xdev = be->dev.xdev;
-	unsigned int major, minor;
 	dev_t devt;
 
-	if (xenbus_scanf(XBT_NIL, xdev->nodename, "physical-device", "%x:%x",
-			 &major, &minor) != 2)
-		return;		/* not written yet (the watch fires at once) */
 	devt = MKDEV(major, minor);
 	if (be->dev.have_disk) {
 		if (devt != be->dev.devt)
@@ -546,6 +673,23 @@ static void bb_pdev_changed(struct xenbus_watch *w, const char *path,
 		schedule_delayed_work(&be->resize_work,
 				      msecs_to_jiffies(xfab_bb_resize_ms));
 	bb_set_state(be, XenbusStateConnected);
+}
+
+/* The block script wrote (or rewrote) "physical-device": "major:minor" in hex. */
+static void bb_pdev_changed(struct xenbus_watch *w, const char *path,
+			    const char *token)
+{
+	struct bb_backend *be = container_of(w, struct bb_backend,
+					     pdev_watch);
+	struct xenbus_device *xdev = be->dev.xdev;
+	unsigned int major, minor;
+
+	if (xenbus_scanf(XBT_NIL, xdev->nodename, "physical-device", "%x:%x",
+			 &major, &minor) != 2)
+		return;		/* not written yet (the watch fires at once) */
+	mutex_lock(&be->sm_lock);
+	bb_pdev_open(be, major, minor);
+	mutex_unlock(&be->sm_lock);
 }
 
 /* ---- probe / remove ---- */
@@ -585,8 +729,11 @@ static void bb_remove(struct xenbus_device *xdev)
 		be->pdev_watching = false;
 	}
 	cancel_delayed_work_sync(&be->resize_work);
+	mutex_lock(&be->sm_lock);
 	bb_set_state(be, XenbusStateClosed);
 	bb_disconnect(&be->dev);	/* if Closed was reached another way */
+	be->removed = true;
+	mutex_unlock(&be->sm_lock);
 	if (be->groups_added)
 		sysfs_remove_groups(&xdev->dev.kobj, xfab_bb_groups);
 	be->groups_added = false;
@@ -619,6 +766,7 @@ static int bb_probe(struct xenbus_device *xdev,
 		return -ENOMEM;
 	be->dev.xdev = xdev;
 	kref_init(&be->ref);
+	mutex_init(&be->sm_lock);
 	mutex_init(&be->dev.rings_lock);
 	u64_stats_init(&be->dev.gone.sync);
 	mutex_init(&be->state_lock);
