@@ -15,11 +15,11 @@
 /* Which case the next vbd runs; the scenario writes it before attaching. */
 char hs_vbd_case[32] = "valid";
 module_param_string(vbd_case, hs_vbd_case, sizeof(hs_vbd_case), 0644);
-MODULE_PARM_DESC(vbd_case, "Case the next attached vbd runs: valid, refuse_flood, bad_gref, sector_wrap, too_many_segs, prod_jump, kick_storm, ro_writes, close_inflight, state_flip");
+MODULE_PARM_DESC(vbd_case, "Case the next attached vbd runs: valid, refuse_flood, bad_gref, sector_wrap, too_many_segs, prod_jump, kick_storm, ro_writes, close_inflight, state_flip, reconnect_flood");
 
 char hs_vif_case[32] = "valid";
 module_param_string(vif_case, hs_vif_case, sizeof(hs_vif_case), 0644);
-MODULE_PARM_DESC(vif_case, "Case the next attached vif runs: valid, no_rx, tx_bad_gref, tx_zero_frag, tx_cross_page, tx_slot_flood, tx_prod_jump, kick_storm, state_flip, rx_trickle, lro_gso, lro_mtu");
+MODULE_PARM_DESC(vif_case, "Case the next attached vif runs: valid, no_rx, tx_bad_gref, tx_zero_frag, tx_cross_page, tx_slot_flood, tx_prod_jump, kick_storm, state_flip, rx_trickle, lro_gso, lro_mtu, pool_hog, rx_drip");
 
 /* How long a flood lasts: long enough for a rate, short for a check. */
 unsigned int hs_secs = 10;

@@ -28,6 +28,16 @@
  *                  key flips through every state every 20 ms, in no
  *                  protocol order, the ring keys changing under it
  *                  (hs_flip_states, hs_flip_keys)
+ *   reconnect_flood a ring's worth of valid reads, then HS_RECONNECTS
+ *                  times as fast as the backend follows: Closing, Closed,
+ *                  Initialising, a new ring and channel, Initialised, and
+ *                  a ring's worth of reads again on each ring the backend
+ *                  connects. On a disk that holds the reads for seconds
+ *                  each disconnect leaves a ring set draining (issue 39
+ *                  item 6: they piled up, each with its grants mapped);
+ *                  a backend that bounds them keeps us waiting in
+ *                  InitWait, then must connect us once a drain ended
+ *                  (hs_reconnect_flood)
  *
  * Responses are only counted (by status), never trusted for more: this
  * module must not fault whatever the backend does.
@@ -49,13 +59,13 @@
 enum hs_case {
 	HS_VALID, HS_REFUSE_FLOOD, HS_BAD_GREF, HS_SECTOR_WRAP,
 	HS_TOO_MANY_SEGS, HS_PROD_JUMP, HS_KICK_STORM, HS_RO_WRITES,
-	HS_CLOSE_INFLIGHT, HS_STATE_FLIP, HS_NR_CASES
+	HS_CLOSE_INFLIGHT, HS_STATE_FLIP, HS_RECONNECT_FLOOD, HS_NR_CASES
 };
 
 static const char *const hs_case_names[HS_NR_CASES] = {
 	"valid", "refuse_flood", "bad_gref", "sector_wrap", "too_many_segs",
 	"prod_jump", "kick_storm", "ro_writes", "close_inflight",
-	"state_flip",
+	"state_flip", "reconnect_flood",
 };
 
 /* ro_writes: distinct pages written from, each granted read-only. */
@@ -67,6 +77,14 @@ static const char *const hs_case_names[HS_NR_CASES] = {
 #define HS_BAD_OP 0xee
 /* Grant refs far above any guest's table. */
 #define HS_NOBODYS_GREF 0x7ffffff0u
+/*
+ * reconnect_flood: reconnects, well past xfab_blkback's default bound of
+ * 2 ring sets draining per disk (the scenario's HS_RECONNECTS too); and
+ * how long a backend that keeps us in InitWait may take to connect us
+ * after the last (the scenario's slow disk holds a read 12 s).
+ */
+#define HS_RECONNECTS 5u
+#define HS_RECONNECT_WAIT_S 40
 
 struct hs_vbd {
 	struct hs_front f;		/* first: the shared lifecycle */
@@ -82,6 +100,11 @@ struct hs_vbd {
 	/* results */
 	u64 posted, answered, okay, error, notsupp, other, kicks, lies;
 	atomic64_t irqs;
+	/* reconnect_flood: connects asked for, made at once, waited for */
+	unsigned int cycles, connects, waits;
+	bool reconnected;		/* connected after the last, in the end */
+	unsigned int reconnect_ms;	/* waited for that after the last */
+	int be_state;			/* the backend's state at the end */
 };
 
 static irqreturn_t hs_interrupt(int irq, void *arg)
@@ -233,6 +256,120 @@ static void hs_prod_jump(struct hs_vbd *v, unsigned long end)
 	}
 }
 
+static int hs_ring_up(struct hs_vbd *v);
+static void hs_ring_down(struct hs_vbd *v);
+
+/* Our state key, written as is: reconnect_flood drives our lifecycle. */
+static void hs_state(struct hs_vbd *v, enum xenbus_state s)
+{
+	xenbus_printf(XBT_NIL, v->f.xdev->nodename, "state", "%d", s);
+}
+
+/* The backend's state as soon as it is want, or as it is after ms. */
+static int hs_be_wait(struct hs_vbd *v, int want, unsigned int ms)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(ms);
+	int s;
+
+	for (;;) {
+		s = xenbus_read_unsigned(v->f.xdev->otherend, "state",
+					 XenbusStateUnknown);
+		if (s == want || kthread_should_stop() ||
+		    time_after(jiffies, end))
+			return s;
+		msleep(10);
+	}
+}
+
+/*
+ * Fill the ring with reads and wait (up to 2 s) until the backend took
+ * them all: it re-arms req_event past our producer index once it found
+ * the ring empty, and by then each read is at the disk (a disconnect
+ * before would find nothing in flight, and drain nothing).
+ */
+static void hs_post_taken(struct hs_vbd *v)
+{
+	unsigned long end = jiffies + 2 * HZ;
+
+	while (!RING_FULL(&v->front))
+		hs_fill(v, v->posted);
+	hs_push(v);
+	while (!kthread_should_stop() && time_before(jiffies, end) &&
+	       (s32)(READ_ONCE(v->sring->req_event) -
+		     v->front.req_prod_pvt) <= 0)
+		msleep(10);
+	hs_reap(v);
+}
+
+/*
+ * reconnect_flood (the case list above). Each connect gets a new ring
+ * page and channel: the backend may still map the old page, and answer
+ * there, once its disk answers the reads a disconnect left with it. We
+ * wait for each of the backend's steps (it is not the backend's speed we
+ * test) but no longer than a few seconds, so a backend that does
+ * something else cannot stop the case.
+ */
+static void hs_reconnect_flood(struct hs_vbd *v)
+{
+	bool live = true;	/* the lifecycle started us at Connected */
+	bool waited;
+	unsigned long t;
+	int i, s;
+
+	/* the backend's moves are the case's to follow, not the lifecycle's */
+	WRITE_ONCE(v->f.flipping, true);
+	/* it writes our Connected once it started us: ours come after */
+	for (i = 0; i < 200 && !kthread_should_stop() &&
+	     READ_ONCE(v->f.xdev->state) != XenbusStateConnected; i++)
+		msleep(10);
+	while (v->cycles < HS_RECONNECTS && !kthread_should_stop()) {
+		if (live)
+			hs_post_taken(v);
+		hs_state(v, XenbusStateClosing);
+		hs_be_wait(v, XenbusStateClosing, 5000);
+		hs_state(v, XenbusStateClosed);
+		hs_be_wait(v, XenbusStateClosed, 5000);
+		hs_ring_down(v);
+		hs_state(v, XenbusStateInitialising);
+		hs_be_wait(v, XenbusStateInitWait, 5000);
+		if (hs_ring_up(v))
+			break;		/* the report shows fewer cycles */
+		hs_state(v, XenbusStateInitialised);
+		v->cycles++;
+		live = hs_be_wait(v, XenbusStateConnected, 2000) ==
+		       XenbusStateConnected;
+		if (live) {
+			v->connects++;
+			hs_state(v, XenbusStateConnected);
+		} else {
+			v->waits++;
+		}
+	}
+	/*
+	 * Not connected after the last: a backend that bounds its draining
+	 * rings keeps us in InitWait until one of them ends, then connects.
+	 * Any other state is a backend that gave up on us: no use waiting.
+	 */
+	t = jiffies;
+	waited = !live;
+	while (!live && !kthread_should_stop() &&
+	       time_before(jiffies, t + HS_RECONNECT_WAIT_S * HZ)) {
+		s = hs_be_wait(v, XenbusStateConnected, 250);
+		live = s == XenbusStateConnected;
+		if (s != XenbusStateInitWait)
+			break;
+	}
+	if (waited) {
+		v->reconnect_ms = jiffies_to_msecs(jiffies - t);
+		if (live)
+			hs_state(v, XenbusStateConnected);
+	}
+	v->reconnected = live;
+	v->be_state = xenbus_read_unsigned(v->f.xdev->otherend, "state",
+					   XenbusStateUnknown);
+	WRITE_ONCE(v->f.flipping, false);
+}
+
 static int hs_run(void *arg)
 {
 	struct hs_vbd *v = container_of((struct hs_front *)arg,
@@ -240,6 +377,7 @@ static int hs_run(void *arg)
 	unsigned long t0 = jiffies, flood = t0 + hs_secs * HZ;
 	/* a counted case ends when all is answered, or gives up */
 	unsigned long counted = t0 + 60 * HZ;
+	char more[96] = "";
 
 	switch (v->f.kase) {
 	case HS_REFUSE_FLOOD:
@@ -259,6 +397,9 @@ static int hs_run(void *arg)
 		hs_post_ring(v);
 		hs_flip_states(&v->f, flood);
 		break;
+	case HS_RECONNECT_FLOOD:
+		hs_reconnect_flood(v);
+		break;
 	case HS_RO_WRITES:
 		/* every page twice: kept mappings are found again */
 		hs_post_until(v, 2 * HS_RO_PAGES / BLKIF_MAX_SEGMENTS_PER_REQUEST,
@@ -268,12 +409,17 @@ static int hs_run(void *arg)
 		hs_post_until(v, HS_COUNTED_REQS, counted);
 		break;
 	}
-	hs_report("run=%u case=%s ms=%u posted=%llu answered=%llu okay=%llu error=%llu notsupp=%llu other=%llu kicks=%llu irqs=%lld lies=%llu flips=%u",
+	if (v->f.kase == HS_RECONNECT_FLOOD)
+		snprintf(more, sizeof(more),
+			 " cycles=%u connects=%u waits=%u reconnected=%d reconnect_ms=%u be_state=%d",
+			 v->cycles, v->connects, v->waits, v->reconnected,
+			 v->reconnect_ms, v->be_state);
+	hs_report("run=%u case=%s ms=%u posted=%llu answered=%llu okay=%llu error=%llu notsupp=%llu other=%llu kicks=%llu irqs=%lld lies=%llu flips=%u%s",
 		  v->f.run, hs_case_names[v->f.kase],
 		  jiffies_to_msecs(jiffies - t0),
 		  v->posted, v->answered, v->okay, v->error, v->notsupp,
 		  v->other, v->kicks, (long long)atomic64_read(&v->irqs),
-		  v->lies, v->f.flips);
+		  v->lies, v->f.flips, more);
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(HZ);
 	return 0;
@@ -322,15 +468,25 @@ static int hs_ro_alloc(struct hs_vbd *v)
 	return 0;
 }
 
+/*
+ * The ring and its channel go (closing our end of the channel). A
+ * backend that still maps the page, to answer reads its disk has, keeps
+ * it until it lets go (xfab_ring_pages_free). May run twice.
+ */
+static void hs_ring_down(struct hs_vbd *v)
+{
+	if (v->irq > 0)
+		unbind_from_irqhandler(v->irq, v);
+	v->irq = 0;
+	xfab_ring_pages_free((void **)&v->sring, 1, &v->ring_ref);
+}
+
 /* Undo any prefix of hs_setup(); may run twice. */
 static void hs_teardown(struct hs_front *f)
 {
 	struct hs_vbd *v = container_of(f, struct hs_vbd, f);
 
-	if (v->irq > 0)
-		unbind_from_irqhandler(v->irq, v);
-	v->irq = 0;
-	xfab_ring_pages_free((void **)&v->sring, 1, &v->ring_ref);
+	hs_ring_down(v);
 	if (v->data_ref != INVALID_GRANT_REF)
 		gnttab_end_foreign_access(v->data_ref, v->data);
 	else if (v->data)
@@ -341,6 +497,31 @@ static void hs_teardown(struct hs_front *f)
 }
 
 static int hs_keys(struct hs_vbd *v);
+
+/* A new ring page and channel, and their keys (at setup, and per reconnect). */
+static int hs_ring_up(struct hs_vbd *v)
+{
+	struct xenbus_device *xdev = v->f.xdev;
+	int err;
+
+	err = xenbus_setup_ring(xdev, GFP_KERNEL, (void **)&v->sring, 1,
+				&v->ring_ref);
+	if (err)
+		return err;
+	SHARED_RING_INIT(v->sring);
+	FRONT_RING_INIT(&v->front, v->sring, XEN_PAGE_SIZE);
+	err = xenbus_alloc_evtchn(xdev, &v->evtchn);
+	if (err)
+		return err;
+	err = bind_evtchn_to_irqhandler(v->evtchn, hs_interrupt, 0,
+					"xfab-hostile-vbd", v);
+	if (err < 0) {
+		xenbus_free_evtchn(xdev, v->evtchn);
+		return err;
+	}
+	v->irq = err;
+	return hs_keys(v);
+}
 
 static int hs_setup(struct hs_front *f)
 {
@@ -361,23 +542,7 @@ static int hs_setup(struct hs_front *f)
 		if (err)
 			return err;
 	}
-	err = xenbus_setup_ring(xdev, GFP_KERNEL, (void **)&v->sring, 1,
-				&v->ring_ref);
-	if (err)
-		return err;
-	SHARED_RING_INIT(v->sring);
-	FRONT_RING_INIT(&v->front, v->sring, XEN_PAGE_SIZE);
-	err = xenbus_alloc_evtchn(xdev, &v->evtchn);
-	if (err)
-		return err;
-	err = bind_evtchn_to_irqhandler(v->evtchn, hs_interrupt, 0,
-					"xfab-hostile-vbd", v);
-	if (err < 0) {
-		xenbus_free_evtchn(xdev, v->evtchn);
-		return err;
-	}
-	v->irq = err;
-	return hs_keys(v);
+	return hs_ring_up(v);
 }
 
 static int hs_keys(struct hs_vbd *v)

@@ -22,6 +22,14 @@
  *                  timer is about 1 s purges its backlog just as the
  *                  buffers come and it takes packets again (the rx_gather
  *                  race of issue 22); bursts counts the rounds
+ *   rx_drip        for secs, 8 RX buffers every 2.5 s while dom0 floods
+ *                  the bridge: often enough that the backend never sees
+ *                  a stall (the scenario sets its stall timer to 6 s),
+ *                  too seldom to take what comes, so only the age of
+ *                  each packet (1 s for xfab_netback in the scenario,
+ *                  rx_drain_ms) bounds what dom0 holds for us (issue
+ *                  39 item 6); then all our buffers at once: traffic
+ *                  must still come (rx_after)
  *   state_flip     RX buffers posted, then for secs our state key flips
  *                  through every state every 20 ms, in no protocol order,
  *                  the ring keys changing under it (hs_flip_states,
@@ -36,6 +44,15 @@
  *                  flow, no GSO extra, the same flags: longer than the
  *                  vif's MTU, they must not leave dom0's bridge as one
  *                  forwardable GSO packet
+ *   pool_hog       as many queues as the backend offers (up to 16), each
+ *                  with a TX and an RX pool of as many pages as it maps
+ *                  (xfab-pool-max-pages), every reference a grant of one
+ *                  page (a pool costs the backend a mapping per page, and
+ *                  us nothing but grant entries); then 32 broadcast
+ *                  frames per queue from its TX pool's references: all
+ *                  must be answered OKAY, by memcpy where the backend took
+ *                  the pool, by grant copy where it refused it (issue 39
+ *                  item 3: maps without a bound exhausted dom0's maptrack)
  *
  * The lro_* cases send once dom0's bridge has reached us (a frame from it
  * says our port forwards; the scenario sends broadcasts), and report
@@ -49,6 +66,7 @@
 #include <linux/slab.h>
 #include <linux/mm.h>
 #include <linux/etherdevice.h>
+#include <linux/sort.h>
 #include <linux/ipv6.h>
 #include <linux/tcp.h>
 #include <net/checksum.h>
@@ -65,13 +83,14 @@
 enum hs_vcase {
 	HV_VALID, HV_NO_RX, HV_TX_BAD_GREF, HV_TX_ZERO_FRAG, HV_TX_CROSS_PAGE,
 	HV_TX_SLOT_FLOOD, HV_TX_PROD_JUMP, HV_KICK_STORM, HV_STATE_FLIP,
-	HV_RX_TRICKLE, HV_LRO_GSO, HV_LRO_MTU, HV_NR_CASES
+	HV_RX_TRICKLE, HV_LRO_GSO, HV_LRO_MTU, HV_POOL_HOG, HV_RX_DRIP,
+	HV_NR_CASES
 };
 
 static const char *const hv_names[HV_NR_CASES] = {
 	"valid", "no_rx", "tx_bad_gref", "tx_zero_frag", "tx_cross_page",
 	"tx_slot_flood", "tx_prod_jump", "kick_storm", "state_flip",
-	"rx_trickle", "lro_gso", "lro_mtu",
+	"rx_trickle", "lro_gso", "lro_mtu", "pool_hog", "rx_drip",
 };
 
 #define HV_FRAMES 256u
@@ -80,6 +99,15 @@ static const char *const hv_names[HV_NR_CASES] = {
 #define HV_NOBODYS_GREF 0x7ffffff0u
 #define HV_FLOOD_SLOTS 20u
 #define HV_TRICKLE 8u
+/*
+ * rx_drip's round: longer than twice the aging limit the scenario sets
+ * (1 s), so that a backend that ages only when it is handed buffers
+ * shows packets older than the judge allows; well within its stall
+ * timer (6 s).
+ */
+#define HV_DRIP_MS 2500
+/* and how long the last look, with all our buffers out, may take */
+#define HV_DRIP_AFTER_SECS 3
 
 /*
  * The lro_* flows. hostile.sh's capture knows the same values: the
@@ -110,6 +138,34 @@ static const struct hv_flow hv_mtu_flows[] = {
 	{ .v6 = false, .dport = 7003, .payload = 3000 },
 };
 
+/*
+ * pool_hog: netif's most queues; the most references one list page
+ * holds (docs/protocol.md); frames sent per queue, within one ring.
+ */
+#define HV_HOG_QUEUES 16u
+#define HV_HOG_MAX_PAGES (XEN_PAGE_SIZE / sizeof(u32))
+#define HV_HOG_FRAMES 32u
+#define HV_HOG_SECS 30
+
+/* One pool: its list page (ascending references) and how many it holds. */
+struct hv_hog_pool {
+	struct page *dir;
+	grant_ref_t dir_ref;
+	u32 n;
+};
+
+/* One queue of pool_hog: rings, a channel, a TX and an RX pool. */
+struct hv_hogq {
+	struct xen_netif_tx_front_ring tx;
+	struct xen_netif_rx_front_ring rx;
+	struct xen_netif_tx_sring *txs;
+	struct xen_netif_rx_sring *rxs;
+	grant_ref_t tx_ref, rx_ref;
+	unsigned int evtchn;
+	int irq;
+	struct hv_hog_pool pool[2];	/* TX (read-only), RX (writable) */
+};
+
 /* our MAC, and one nobody on the bridge has: it floods what goes there */
 static const u8 hv_self[ETH_ALEN] = { 0x02, 0x00, 0x00, 0xfa, 0xb0, 0x01 };
 static const u8 hv_nobody[ETH_ALEN] = { 0x02, 0x00, 0x00, 0xfa, 0xb0, 0x0d };
@@ -135,6 +191,11 @@ struct hs_vif {
 	u64 segs;			/* lro_*: TCP segments sent */
 	bool linked;			/* lro_*: the bridge reached us first */
 	atomic64_t irqs;
+	/* pool_hog */
+	struct hv_hogq *hog;
+	u32 hog_nq;			/* queues set up */
+	u32 hog_pool;			/* pages of the smallest pool published */
+	struct page *hog_page[2];	/* what TX and RX references grant */
 };
 
 static irqreturn_t hv_interrupt(int irq, void *arg)
@@ -145,25 +206,33 @@ static irqreturn_t hv_interrupt(int irq, void *arg)
 	return IRQ_HANDLED;
 }
 
-static void hv_reap(struct hs_vif *v)
+/* The TX responses of ring tx (ours, or a pool_hog queue's), counted. */
+static void hv_reap_tx(struct hs_vif *v, struct xen_netif_tx_front_ring *tx)
 {
-	RING_IDX rp = READ_ONCE(v->txs->rsp_prod), i;
+	RING_IDX rp = READ_ONCE(tx->sring->rsp_prod), i;
 	struct xen_netif_tx_response t;
-	struct xen_netif_rx_response r;
 
 	virt_rmb();	/* the index before the responses it covers */
-	if (rp - v->tx.rsp_cons > v->tx.req_prod_pvt - v->tx.rsp_cons) {
+	if (rp - tx->rsp_cons > tx->req_prod_pvt - tx->rsp_cons) {
 		v->lies = 1;
-	} else {
-		for (i = v->tx.rsp_cons; i != rp; i++) {
-			memcpy(&t, RING_GET_RESPONSE(&v->tx, i), sizeof(t));
-			v->answered++;
-			v->okay += t.status == XEN_NETIF_RSP_OKAY;
-			v->error += t.status == XEN_NETIF_RSP_ERROR;
-			v->null += t.status == XEN_NETIF_RSP_NULL;
-		}
-		v->tx.rsp_cons = rp;
+		return;
 	}
+	for (i = tx->rsp_cons; i != rp; i++) {
+		memcpy(&t, RING_GET_RESPONSE(tx, i), sizeof(t));
+		v->answered++;
+		v->okay += t.status == XEN_NETIF_RSP_OKAY;
+		v->error += t.status == XEN_NETIF_RSP_ERROR;
+		v->null += t.status == XEN_NETIF_RSP_NULL;
+	}
+	tx->rsp_cons = rp;
+}
+
+static void hv_reap(struct hs_vif *v)
+{
+	struct xen_netif_rx_response r;
+	RING_IDX rp, i;
+
+	hv_reap_tx(v, &v->tx);
 	rp = READ_ONCE(v->rxs->rsp_prod);
 	virt_rmb();	/* the index before the responses it covers */
 	if (rp - v->rx.rsp_cons > v->rx.req_prod_pvt - v->rx.rsp_cons) {
@@ -224,6 +293,33 @@ static void hv_trickle(struct hs_vif *v, unsigned long end)
 		msleep(700 + (v->bursts * 137) % 600);
 	}
 	hv_reap(v);
+}
+
+/*
+ * rx_drip: a few buffers a round, then all of them; rx_after counts the
+ * frames that came once all were out (the first HV_TRICKLE are enough).
+ */
+static void hv_drip(struct hs_vif *v, unsigned long end)
+{
+	u64 got;
+
+	while (!kthread_should_stop() && time_before(jiffies, end) &&
+	       !v->lies) {
+		hv_reap(v);
+		hv_post_some(v, HV_TRICKLE);
+		v->bursts++;
+		msleep(HV_DRIP_MS);
+	}
+	hv_reap(v);
+	got = v->rx_got;
+	hv_post_rx(v);
+	end = jiffies + HV_DRIP_AFTER_SECS * HZ;
+	while (v->rx_got - got < HV_TRICKLE && !v->lies &&
+	       !kthread_should_stop() && time_before(jiffies, end)) {
+		msleep(50);
+		hv_reap(v);
+	}
+	v->rx_after = v->rx_got - got;
 }
 
 static void hv_slot(struct hs_vif *v, grant_ref_t gref, u16 off, u16 size,
@@ -465,12 +561,52 @@ static void hv_lro(struct hs_vif *v, const struct hv_flow *fl, u32 nr,
 			return;
 }
 
+/*
+ * pool_hog: HV_HOG_FRAMES one-slot frames on hog queue q, each from a
+ * reference of its TX pool (all grant the frame), spread over the pool;
+ * then wait until all are answered.
+ */
+static void hv_hog_send(struct hs_vif *v, struct hv_hogq *q,
+			unsigned long end)
+{
+	const struct hv_hog_pool *p = &q->pool[0];
+	struct xen_netif_tx_request *t;
+	const u32 *refs;
+	int notify;
+	u32 i;
+
+	if (!p->n)
+		return;
+	refs = page_address(p->dir);
+	for (i = 0; i < HV_HOG_FRAMES; i++) {
+		t = RING_GET_REQUEST(&q->tx, q->tx.req_prod_pvt);
+		t->gref = refs[(u64)i * p->n / HV_HOG_FRAMES];
+		t->offset = 0;
+		t->size = HV_FRAME_LEN;
+		t->flags = 0;
+		t->id = i;
+		q->tx.req_prod_pvt++;
+		v->posted++;
+	}
+	RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&q->tx, notify);
+	if (notify) {
+		notify_remote_via_irq(q->irq);
+		v->kicks++;
+	}
+	while (q->tx.rsp_cons != q->tx.req_prod_pvt && !v->lies &&
+	       !kthread_should_stop() && time_before(jiffies, end)) {
+		usleep_range(500, 1000);
+		hv_reap_tx(v, &q->tx);
+	}
+}
+
 static int hv_run(void *arg)
 {
 	struct hs_vif *v = container_of((struct hs_front *)arg,
 					struct hs_vif, f);
 	unsigned long t0 = jiffies, flood = t0 + hs_secs * HZ;
 	u64 got;
+	u32 i;
 
 	switch (v->f.kase) {
 	case HV_NO_RX:
@@ -498,11 +634,18 @@ static int hv_run(void *arg)
 	case HV_RX_TRICKLE:
 		hv_trickle(v, flood);
 		break;
+	case HV_RX_DRIP:
+		hv_drip(v, flood);
+		break;
 	case HV_LRO_GSO:
 		hv_lro(v, hv_gso_flows, ARRAY_SIZE(hv_gso_flows), t0);
 		break;
 	case HV_LRO_MTU:
 		hv_lro(v, hv_mtu_flows, ARRAY_SIZE(hv_mtu_flows), t0);
+		break;
+	case HV_POOL_HOG:
+		for (i = 0; i < v->hog_nq; i++)
+			hv_hog_send(v, &v->hog[i], t0 + HV_HOG_SECS * HZ);
 		break;
 	case HV_TX_CROSS_PAGE:
 	case HV_TX_SLOT_FLOOD:
@@ -515,13 +658,13 @@ static int hv_run(void *arg)
 		hv_wait(v, jiffies + HZ / 2);
 		break;
 	}
-	hs_report("run=%u case=%s ms=%u posted=%llu answered=%llu okay=%llu error=%llu null=%llu rx_posted=%llu rx_got=%llu rx_err=%llu rx_after=%llu bursts=%llu kicks=%llu irqs=%lld lies=%llu flips=%u segs=%llu linked=%u",
+	hs_report("run=%u case=%s ms=%u posted=%llu answered=%llu okay=%llu error=%llu null=%llu rx_posted=%llu rx_got=%llu rx_err=%llu rx_after=%llu bursts=%llu kicks=%llu irqs=%lld lies=%llu flips=%u segs=%llu linked=%u queues=%u pool=%u",
 		  v->f.run, hv_names[v->f.kase], jiffies_to_msecs(jiffies - t0),
 		  v->posted, v->answered, v->okay, v->error, v->null,
 		  v->rx_posted, v->rx_got, v->rx_err, v->rx_after, v->bursts,
 		  v->kicks,
 		  (long long)atomic64_read(&v->irqs), v->lies, v->f.flips,
-		  v->segs, v->linked);
+		  v->segs, v->linked, v->hog_nq, v->hog_pool);
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(HZ);
 	return 0;
@@ -538,12 +681,63 @@ static void hv_page_free(struct page **pg, grant_ref_t *ref)
 	*pg = NULL;
 }
 
+/*
+ * A pool_hog pool's grants end (their page is freed once the backend let
+ * go of each: a grant still in use holds its own reference), then its
+ * list page's. May run twice.
+ */
+static void hv_hog_pool_free(struct hv_hog_pool *p)
+{
+	const u32 *refs;
+	u32 i;
+
+	if (!p->dir)
+		return;
+	refs = page_address(p->dir);
+	for (i = 0; i < p->n; i++)
+		gnttab_end_foreign_access(refs[i], NULL);
+	p->n = 0;
+	if (p->dir_ref != INVALID_GRANT_REF)
+		gnttab_end_foreign_access(p->dir_ref, p->dir);
+	else
+		__free_page(p->dir);
+	p->dir_ref = INVALID_GRANT_REF;
+	p->dir = NULL;
+}
+
+/* Undo any prefix of hv_hog_setup(); may run twice. */
+static void hv_hog_teardown(struct hs_vif *v)
+{
+	struct hv_hogq *q;
+	u32 i, k;
+
+	for (i = 0; v->hog && i < v->hog_nq; i++) {
+		q = &v->hog[i];
+		if (q->irq > 0)
+			unbind_from_irqhandler(q->irq, v);
+		q->irq = 0;
+		xfab_ring_pages_free((void **)&q->txs, 1, &q->tx_ref);
+		xfab_ring_pages_free((void **)&q->rxs, 1, &q->rx_ref);
+		for (k = 0; k < 2; k++)
+			hv_hog_pool_free(&q->pool[k]);
+	}
+	kfree(v->hog);
+	v->hog = NULL;
+	v->hog_nq = 0;
+	for (k = 0; k < 2; k++) {
+		if (v->hog_page[k])
+			__free_page(v->hog_page[k]);
+		v->hog_page[k] = NULL;
+	}
+}
+
 /* Undo any prefix of hv_setup(); may run twice. */
 static void hv_teardown(struct hs_front *f)
 {
 	struct hs_vif *v = container_of(f, struct hs_vif, f);
 	u32 i;
 
+	hv_hog_teardown(v);
 	if (v->irq > 0)
 		unbind_from_irqhandler(v->irq, v);
 	v->irq = 0;
@@ -573,16 +767,184 @@ static int hv_page_grant(struct hs_vif *v, struct page **pg, grant_ref_t *ref,
 	return 0;
 }
 
+/* A broadcast frame from a locally administered address, local ethertype. */
+static void hv_frame_fill(u8 *eth)
+{
+	eth_broadcast_addr(eth);
+	memcpy(eth + ETH_ALEN, hv_self, ETH_ALEN);
+	eth[12] = 0x88;
+	eth[13] = 0xb5;
+}
+
+static int hv_ref_cmp(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * A pool_hog pool: up to n grants of page (read-only ones for TX), their
+ * references ascending in a list page granted read-only. Fewer if our
+ * grant table runs out: the report's pool names the smallest.
+ */
+static int hv_hog_pool_grant(struct hs_vif *v, struct hv_hog_pool *p,
+			     struct page *page, u32 n, bool ro)
+{
+	domid_t be = v->f.xdev->otherend_id;
+	u32 *refs;
+	int r;
+
+	p->dir = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!p->dir)
+		return -ENOMEM;
+	refs = page_address(p->dir);
+	for (p->n = 0; p->n < n; p->n++) {
+		r = gnttab_grant_foreign_access(be, xen_page_to_gfn(page), ro);
+		if (r < 0)
+			break;
+		refs[p->n] = r;
+	}
+	if (!p->n)
+		return -ENOSPC;
+	sort(refs, p->n, sizeof(*refs), hv_ref_cmp, NULL);
+	r = gnttab_grant_foreign_access(be, xen_page_to_gfn(p->dir), 1);
+	if (r < 0)
+		return r;
+	p->dir_ref = r;
+	return 0;
+}
+
+/* A pool_hog queue's rings and channel. */
+static int hv_hog_rings(struct hs_vif *v, struct hv_hogq *q)
+{
+	struct xenbus_device *xdev = v->f.xdev;
+	int err;
+
+	err = xenbus_setup_ring(xdev, GFP_KERNEL, (void **)&q->txs, 1,
+				&q->tx_ref);
+	if (err)
+		return err;
+	SHARED_RING_INIT(q->txs);
+	FRONT_RING_INIT(&q->tx, q->txs, XEN_PAGE_SIZE);
+	err = xenbus_setup_ring(xdev, GFP_KERNEL, (void **)&q->rxs, 1,
+				&q->rx_ref);
+	if (err)
+		return err;
+	SHARED_RING_INIT(q->rxs);
+	FRONT_RING_INIT(&q->rx, q->rxs, XEN_PAGE_SIZE);
+	err = xenbus_alloc_evtchn(xdev, &q->evtchn);
+	if (err)
+		return err;
+	err = bind_evtchn_to_irqhandler(q->evtchn, hv_interrupt, 0,
+					"xfab-hostile-hog", v);
+	if (err < 0) {
+		xenbus_free_evtchn(xdev, q->evtchn);
+		return err;
+	}
+	q->irq = err;
+	return 0;
+}
+
+static int hv_hog_pool_keys(const char *dir, const char *kind,
+			    const struct hv_hog_pool *p)
+{
+	char ref[24], pages[24];
+
+	if (!p->n)
+		return 0;
+	snprintf(ref, sizeof(ref), "xfab-%s-pool-ref", kind);
+	snprintf(pages, sizeof(pages), "xfab-%s-pool-pages", kind);
+	return xenbus_printf(XBT_NIL, dir, ref, "%u", p->dir_ref) ?:
+	       xenbus_printf(XBT_NIL, dir, pages, "%u", p->n);
+}
+
+/* Queue i's keys: in queue-<i>/, or at the top with a single queue. */
+static int hv_hog_keys(struct hs_vif *v, u32 i)
+{
+	const char *node = v->f.xdev->nodename;
+	struct hv_hogq *q = &v->hog[i];
+	char *dir;
+	int err;
+
+	if (v->hog_nq > 1)
+		dir = kasprintf(GFP_KERNEL, "%s/queue-%u", node, i);
+	else
+		dir = kstrdup(node, GFP_KERNEL);
+	if (!dir)
+		return -ENOMEM;
+	err = xenbus_printf(XBT_NIL, dir, "tx-ring-ref", "%u", q->tx_ref) ?:
+	      xenbus_printf(XBT_NIL, dir, "rx-ring-ref", "%u", q->rx_ref) ?:
+	      xenbus_printf(XBT_NIL, dir, "event-channel", "%u", q->evtchn) ?:
+	      hv_hog_pool_keys(dir, "tx", &q->pool[0]) ?:
+	      hv_hog_pool_keys(dir, "rx", &q->pool[1]);
+	kfree(dir);
+	return err;
+}
+
+/*
+ * pool_hog in place of our own rings: every queue the backend offers,
+ * each with the largest pools it says it maps (none from a backend that
+ * maps none), and the keys. TX references grant a page holding the frame,
+ * RX ones another page (the backend may write it).
+ */
+static int hv_hog_setup(struct hs_vif *v)
+{
+	const char *be = v->f.xdev->otherend, *node = v->f.xdev->nodename;
+	u32 nq, pages = 0, i, k;
+	int err = 0;
+
+	nq = clamp(xenbus_read_unsigned(be, "multi-queue-max-queues", 1), 1u,
+		   HV_HOG_QUEUES);
+	if (xenbus_read_unsigned(be, "feature-xfab-pool", 0))
+		pages = min_t(u32, HV_HOG_MAX_PAGES,
+			      xenbus_read_unsigned(be, "xfab-pool-max-pages", 0));
+	v->hog = kcalloc(nq, sizeof(*v->hog), GFP_KERNEL);
+	if (!v->hog)
+		return -ENOMEM;
+	v->hog_nq = nq;
+	for (i = 0; i < nq; i++) {
+		v->hog[i].tx_ref = v->hog[i].rx_ref = INVALID_GRANT_REF;
+		for (k = 0; k < 2; k++)
+			v->hog[i].pool[k].dir_ref = INVALID_GRANT_REF;
+	}
+	for (k = 0; k < 2; k++) {
+		v->hog_page[k] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!v->hog_page[k])
+			return -ENOMEM;
+	}
+	hv_frame_fill(page_address(v->hog_page[0]));
+	v->hog_pool = pages;
+	for (i = 0; !err && i < nq; i++) {
+		err = hv_hog_rings(v, &v->hog[i]);
+		for (k = 0; !err && pages && k < 2; k++) {
+			err = hv_hog_pool_grant(v, &v->hog[i].pool[k],
+						v->hog_page[k], pages, k == 0);
+			v->hog_pool = min(v->hog_pool, v->hog[i].pool[k].n);
+		}
+	}
+	if (!err)
+		err = xenbus_printf(XBT_NIL, node, "request-rx-copy", "%u", 1) ?:
+		      xenbus_printf(XBT_NIL, node, "feature-rx-notify", "%u", 1);
+	if (!err && nq > 1)
+		err = xenbus_printf(XBT_NIL, node, "multi-queue-num-queues",
+				    "%u", nq);
+	for (i = 0; !err && i < nq; i++)
+		err = hv_hog_keys(v, i);
+	return err;
+}
+
 static int hv_keys(struct hs_vif *v);
 
 static int hv_setup(struct hs_front *f)
 {
 	struct hs_vif *v = container_of(f, struct hs_vif, f);
 	struct xenbus_device *xdev = f->xdev;
-	u8 *eth;
 	int err;
 	u32 i;
 
+	if (f->kase == HV_POOL_HOG)
+		return hv_hog_setup(v);
 	err = hv_page_grant(v, &v->frame, &v->frame_ref, true);
 	for (i = 0; !err && i < HV_LRO_SEGS; i++)
 		err = hv_page_grant(v, &v->seg_page[i], &v->seg_ref[i], true);
@@ -590,12 +952,7 @@ static int hv_setup(struct hs_front *f)
 		err = hv_page_grant(v, &v->rx_page[i], &v->rx_gref[i], false);
 	if (err)
 		return err;
-	/* broadcast, from a locally administered address, local ethertype */
-	eth = page_address(v->frame);
-	eth_broadcast_addr(eth);
-	memcpy(eth + ETH_ALEN, hv_self, ETH_ALEN);
-	eth[12] = 0x88;
-	eth[13] = 0xb5;
+	hv_frame_fill(page_address(v->frame));
 	err = xenbus_setup_ring(xdev, GFP_KERNEL, (void **)&v->txs, 1,
 				&v->tx_ref);
 	if (err)

@@ -84,23 +84,32 @@ hostile_wait() {
 # scenario if the backend did not take the device, did not let it go, or
 # kept anything.
 hostile_vbd() {
-	local be=$1 c=$2 run dir f t0
+	local be=$1 c=$2 run dir f t0 limit=$((HS_SECS + 90))
 	HS=() HB=()
 	stock_mark
 	run=$(hostile_arm vbd $c $HS_SECS) || exit $?
 	log "hostile vbd: $c against $be (run $run) on ${HS_DISK:-/dev/ram0}"
 	must timeout 60 xl block-attach h1 "phy:${HS_DISK:-/dev/ram0},xvdb,w" >/dev/null
-	hostile_wait $run $((HS_SECS + 90))
 	dir=$(blk_sysdir h1 xvdb)
+	# reconnect_flood: up to 5 s a step, and 40 s for the last connect
+	if [ $c = reconnect_flood ]; then
+		limit=240
+		[ "$be" = xfab_blkback ] && hs_drain_sample "$dir"
+	fi
+	hostile_wait $run $limit
 	for f in "$dir"/statistics/*; do
 		[ -f "$f" ] && read -r "HB[${f##*/}]" <"$f"
 	done
+	# what a backend that gave up on the frontend said (xenbus_dev_fatal)
+	[ $c = reconnect_flood ] &&
+		HB[be_error]=$(xenstore-read "/local/domain/0/error/backend/vbd/$(domu_id h1)/$(blk_handle xvdb)/error" 2>/dev/null)
 	# xenwatch must still be serving: the detach goes through it
 	t0=$(date +%s%N)
 	timeout 90 xl block-detach h1 xvdb >/dev/null 2>&1 ||
 		fail "$c against $be: block-detach did not finish (xenwatch or the backend stuck)"
 	HB[detach_ms]=$((($(date +%s%N) - t0) / 1000000))
 	[ "$be" = xfab_blkback ] && HB[draining]=$(blk_total draining)
+	[ -n "$HS_SAMPLER" ] && hs_drain_sampled
 	wait_for 30 sh -c "! test -e $dir" ||
 		fail "$c against $be: backend device $dir still there after detach"
 	[ "$be" = xfab_blkback ] && blk_nothing_left
@@ -117,13 +126,116 @@ HV_TRICKLE_SECS=${HV_TRICKLE_SECS:-12}
 # buffers again after a stall (xfab_netback, one per stall ended).
 hv_unstalls() { dmesg | grep -c "$1: queue [0-9]*: guest posts RX buffers again"; }
 
+# ---- rx_drip: a guest that posts a few RX buffers now and then ----
+# (issue 39 item 6). HV_DRIP_SECS: the case's length, a round every
+# 2.5 s: two rounds in make check; in check-full long enough that the
+# stock backend's drain timeout (rx_drain_timeout_msecs, 10 s, fixed at
+# load) drops something too.
+if [ -n "$HOSTILE_FULL" ]; then
+	HV_DRIP_SECS=${HV_DRIP_SECS:-14}
+else
+	HV_DRIP_SECS=${HV_DRIP_SECS:-5}
+fi
+# xfab_netback for the case (restored after, whatever happens): packets
+# age after HV_DRIP_DRAIN_MS (rx_drain_ms), a stall comes after
+# HV_DRIP_STALL s, well past a round: the guest never stalls, so only
+# aging can bound what dom0 holds for it. The control is
+# HV_DRIP_DRAIN_MS=60000 (nothing ages in the case's time): its verdict
+# must be bad (rxr_drop_aged 0).
+HV_DRIP_DRAIN_MS=${HV_DRIP_DRAIN_MS:-1000}
+HV_DRIP_STALL=${HV_DRIP_STALL:-6}
+HV_DRIP_PARAMS=/sys/module/xfab_netback/parameters
+HV_DRIP_SAVED="" HV_DRIP_SPRAY="" HV_DRIP_WATCH="" HV_DRIP_OUT=$W/hs-drip.out
+
+# hv_drip_watch DEV: every 0.25 s until killed, how long the oldest
+# packet xfab_netback holds for DEV has waited (oldest_ms in its queues'
+# debugfs dumps); HV_DRIP_OUT keeps "<largest ms> <samples>". Builtins
+# but sleep: a process per read costs 0.1-0.2 s under TCG.
+hv_drip_watch() {
+	local max=0 n=0 f line v
+	while :; do
+		for f in /sys/kernel/debug/xfab_netback/"$1"-q*; do
+			while read -r line; do
+				case $line in "rx backlog:"*) ;; *) continue ;; esac
+				v=${line##*oldest_ms }
+				case $v in "" | *[!0-9]*) continue ;; esac
+				n=$((n + 1))
+				[ "$v" -gt $max ] && max=$v
+			done 2>/dev/null <"$f"
+		done
+		echo "$max $n" >"$HV_DRIP_OUT"
+		sleep 0.25
+	done
+}
+
+# hv_drip_start BACKEND DEV: the flood (as rx_trickle's) and, for
+# xfab_netback, its limits for the case and the watch of its backlog.
+# An xfab_netback without rx_drain_ms (before issue 39) runs the case
+# all the same, to be judged bad.
+hv_drip_start() {
+	local k
+	trap hv_drip_restore EXIT
+	if [ "$1" = xfab_netback ]; then
+		for k in rx_drain_ms rx_stall_secs; do
+			[ -e $HV_DRIP_PARAMS/$k ] &&
+				HV_DRIP_SAVED="$HV_DRIP_SAVED $k=$(cat $HV_DRIP_PARAMS/$k)"
+		done
+		if [ -e $HV_DRIP_PARAMS/rx_drain_ms ]; then
+			echo "$HV_DRIP_DRAIN_MS" >$HV_DRIP_PARAMS/rx_drain_ms ||
+				fail "rx_drip: xfab_netback refused rx_drain_ms=$HV_DRIP_DRAIN_MS"
+		else
+			log "rx_drip: xfab_netback has no rx_drain_ms: nothing ages"
+		fi
+		echo "$HV_DRIP_STALL" >$HV_DRIP_PARAMS/rx_stall_secs
+		mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+		echo "0 0" >"$HV_DRIP_OUT"
+		hv_drip_watch "$2" &
+		HV_DRIP_WATCH=$!
+	fi
+	xfab-spray xenbr0 10000000 1000 0 >/dev/null 2>&1 &
+	HV_DRIP_SPRAY=$!
+}
+
+# hv_drip_restore: the flood and the watch stop, the limits come back.
+hv_drip_restore() {
+	local kv p
+	for p in $HV_DRIP_SPRAY $HV_DRIP_WATCH; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	HV_DRIP_SPRAY="" HV_DRIP_WATCH=""
+	for kv in $HV_DRIP_SAVED; do
+		echo "${kv#*=}" >"$HV_DRIP_PARAMS/${kv%%=*}"
+	done
+	HV_DRIP_SAVED=""
+	trap - EXIT
+}
+
+# hv_drip_stop BACKEND DEV: as hv_drip_restore, and into HB: DEV's
+# rx_dropped (where the stock backend counts what aged), drain_ms (the
+# limit the backend had in the case: ours, or the stock one's, fixed at
+# load), and for xfab_netback oldest_max and oldest_n (hv_drip_watch's).
+hv_drip_stop() {
+	local p=/sys/module/xen_netback/parameters/rx_drain_timeout_msecs
+	hv_drip_restore
+	HB[rx_dropped]=$(hv_stat "$2" rx_dropped)
+	if [ "$1" = xfab_netback ]; then
+		read -r "HB[oldest_max]" "HB[oldest_n]" <"$HV_DRIP_OUT"
+		HB[drain_ms]=$HV_DRIP_DRAIN_MS
+	else
+		HB[drain_ms]=$(cat $p 2>/dev/null || echo "?")
+	fi
+}
+
 # hostile_vif BACKEND CASE: as hostile_vbd, with a network-attach to
 # xenbr0; while no_rx runs, dom0 pings the bridge's broadcast address
 # (every frame floods to the vif); while rx_trickle runs, xfab-spray
 # floods it harder (a datagram every 200 us) and xfab_netback's stall
 # timer is 1 s. HB: the vif's counters (ethtool -S, summed over queues
 # for xfab_netback), its carrier and tx_dropped, and for rx_trickle
-# the stalls it ended (unstalls). lro_*: before the attach, the veth
+# the stalls it ended (unstalls). rx_drip: the same flood, with
+# xfab_netback's limits for the case and the age of its backlog watched
+# (hv_drip_start, hv_drip_stop). lro_*: before the attach, the veth
 # pair and its capture (hv_lro_start); once the vif is there, dom0 pings
 # the bridge's broadcast address (the guest sends when one reaches it);
 # after the report, the capture's counts (hv_lro_collect).
@@ -135,6 +247,7 @@ hostile_vif() {
 	stock_mark
 	[ $c = no_rx ] && secs=$HV_SECS
 	[ $c = rx_trickle ] && secs=$HV_TRICKLE_SECS
+	[ $c = rx_drip ] && secs=$HV_DRIP_SECS
 	id=$(domu_id h1)
 	run=$(hostile_arm vif $c $secs) || exit $?
 	log "hostile vif: $c against $be (run $run)"
@@ -163,7 +276,9 @@ hostile_vif() {
 		xfab-spray xenbr0 10000000 1000 0 >/dev/null 2>&1 &
 		spray=$!
 	fi
+	[ $c = rx_drip ] && hv_drip_start "$be" "$dev"
 	hostile_wait $run $((secs + 90))
+	[ $c = rx_drip ] && hv_drip_stop "$be" "$dev"
 	if [ -n "$spray" ]; then
 		kill $spray 2>/dev/null
 		wait $spray 2>/dev/null
@@ -180,7 +295,8 @@ hostile_vif() {
 	fi
 	counters_of "$(ethtool -S "$dev")"
 	for k in txr_packets txr_drop_copy txr_drop_zero_frag txr_fatal_cross_page \
-		txr_fatal_slot_flood txr_spurious rxr_drop_stall fatal txr_gso txr_lro_out; do
+		txr_fatal_slot_flood txr_spurious rxr_drop_stall rxr_drop_aged fatal txr_gso \
+		txr_lro_out; do
 		HB[$k]=${ctr[$k]:-0}
 	done
 	HB[carrier]=$(cat /sys/class/net/$dev/carrier 2>/dev/null || echo 0)
@@ -191,6 +307,136 @@ hostile_vif() {
 		fail "$c against $be: $dev still there after detach"
 	net_nothing_left "after the $c case"
 	return 0
+}
+
+# ---- pool_hog: pools past xfab_netback's budget (issue 39 item 3) ----
+# Two vifs of h1 run pool_hog, the second attached while the first still
+# holds what it mapped. Each publishes a TX and an RX pool of as many
+# pages as xfab_netback maps (pool_pages, 1024) on every queue it offers
+# (max_queues: 2 on the testbed), then sends 32 frames per queue from
+# its TX pool's references. The bounds are lowered for the case so that
+# each vif meets one: pool_grants_per_vif = 2 x queues - 1 pools, so the
+# first vif (a) maps every pool but one, refused by its own bound;
+# pool_grants_total = what the backend held before + a's bound + one
+# pool, so the second (b) maps one pool and the backend's bound refuses
+# the rest. Restored on the way out, whatever happens.
+HV_HOG_PARAMS=/sys/module/xfab_netback/parameters
+HV_HOG_SAVED="" HV_HOG_DEVS=""
+
+hv_hog_restore() {
+	local kv
+	for kv in $HV_HOG_SAVED; do
+		echo "${kv#*=}" >"$HV_HOG_PARAMS/${kv%%=*}"
+	done
+	HV_HOG_SAVED=""
+	trap - EXIT
+}
+
+# hv_hog_attach X DOMID: attach vif X (a, b) running pool_hog, wait for
+# its report; HB gets X_<field> of the report, X_dev, X_pages (the pool
+# pages xfab_netback mapped for it, from its summary) and X_<counter> of
+# its ethtool -S.
+hv_hog_attach() {
+	local x=$1 id=$2 before m0 run dev="" i kv k
+	local -A ctr
+	before=$(ls /sys/class/net | grep "^vif$id\." || true)
+	m0=$(backend_total xfab_netback pool_pages)
+	run=$(hostile_arm vif pool_hog $HS_SECS) || exit $?
+	log "hostile vif: pool_hog, vif $x (run $run)"
+	must timeout 60 xl network-attach h1 "mac=00:16:3e:00:00:0$x" bridge=xenbr0 >/dev/null
+	for i in $(seq 60); do
+		dev=$(ls /sys/class/net | grep "^vif$id\." | grep -vxF -e "${before:-none}" | head -n 1)
+		[ -n "$dev" ] && break
+		sleep 0.5
+	done
+	[ -n "$dev" ] || fail "pool_hog: no vif $x in dom0"
+	HV_HOG_DEVS="$HV_HOG_DEVS $dev"
+	HS=()
+	hostile_wait $run 90
+	for kv in queues pool posted answered okay lies; do
+		HB[${x}_$kv]=${HS[$kv]}
+	done
+	HB[${x}_dev]=$dev
+	HB[${x}_pages]=$(($(backend_total xfab_netback pool_pages) - m0))
+	counters_of "$(ethtool -S "$dev")"
+	for k in pool_refused_vif pool_refused_total pool_fail txr_pool_ops txr_copy_ops; do
+		HB[${x}_$k]=${ctr[$k]:-0}
+	done
+}
+
+# hostile_pool_hog BACKEND: the case against xfab_netback (a stock
+# backend maps no pool: nothing to run). HB: vmax and tmax (the bounds
+# set), nq, pages, held (the backend's pool_pages with both attached),
+# grants (its pool budget then), and each vif's fields (hv_hog_attach).
+hostile_pool_hog() {
+	local id k dev t0
+	HS=() HB=()
+	stock_mark
+	id=$(domu_id h1)
+	HB[nq]=$(cat $HV_HOG_PARAMS/max_queues) HB[pages]=$(cat $HV_HOG_PARAMS/pool_pages)
+	t0=$(backend_total xfab_netback pool_grants)
+	HB[vmax]=$(((2 * HB[nq] - 1) * HB[pages]))
+	HB[tmax]=$((${t0:-0} + HB[vmax] + HB[pages]))
+	trap hv_hog_restore EXIT
+	for k in pool_grants_per_vif pool_grants_total; do
+		[ -e "$HV_HOG_PARAMS/$k" ] && HV_HOG_SAVED="$HV_HOG_SAVED $k=$(cat $HV_HOG_PARAMS/$k)"
+	done
+	echo "${HB[vmax]}" >$HV_HOG_PARAMS/pool_grants_per_vif
+	echo "${HB[tmax]}" >$HV_HOG_PARAMS/pool_grants_total
+	log "pool_hog: ${HB[nq]} queues x 2 pools x ${HB[pages]} pages per vif; pool_grants_per_vif=${HB[vmax]} pool_grants_total=${HB[tmax]} (${t0:-0} held before)"
+	HV_HOG_DEVS=""
+	hv_hog_attach a "$id"
+	hv_hog_attach b "$id"
+	HB[held]=$(backend_total xfab_netback pool_pages)
+	HB[grants]=$(backend_total xfab_netback pool_grants)
+	hv_hog_restore
+	for dev in $HV_HOG_DEVS; do
+		timeout 90 xl network-detach h1 "${dev#*.}" >/dev/null 2>&1 ||
+			fail "pool_hog against $1: network-detach of $dev did not finish"
+	done
+	for dev in $HV_HOG_DEVS; do
+		wait_for 30 sh -c "! test -e /sys/class/net/$dev" ||
+			fail "pool_hog against $1: $dev still there after detach"
+	done
+	# the summary's pool_grants back at 0 too: every pool gave back
+	# exactly what it took
+	net_nothing_left "after the pool_hog case"
+	return 0
+}
+
+# hv_hog_judge: the why and det of hostile_vjudge (its locals) for
+# pool_hog. Each vif published the largest pools on every queue; every
+# frame of both was answered OKAY; a mapped all its pools but one (its
+# last queue's RX pool) and says its own bound refused that one, and
+# sent every frame by memcpy from its pools; b mapped one pool (queue
+# 0's TX pool) and says the backend's bound refused the rest, and its
+# other queues' frames went by grant copy; nothing past either bound was
+# mapped, and what is mapped is what the budget holds. Two queues at
+# least: with one, b's second pool would meet b's own bound first.
+hv_hog_judge() {
+	local x np=$((2 * HB[nq]))
+	[ "${HB[nq]}" -ge 2 ] || why="$why xfab_netback offers ${HB[nq]} queue (max_queues): the case needs 2"
+	for x in a b; do
+		[ "${HB[${x}_queues]}" = "${HB[nq]}" ] && [ "${HB[${x}_pool]}" = "${HB[pages]}" ] ||
+			why="$why vif $x published pools of ${HB[${x}_pool]} pages on ${HB[${x}_queues]} queues, not ${HB[pages]} on ${HB[nq]}"
+		[ "${HB[${x}_posted]:-0}" -gt 0 ] && [ "${HB[${x}_okay]}" = "${HB[${x}_posted]}" ] &&
+			[ "${HB[${x}_lies]}" = 0 ] ||
+			why="$why vif $x: ${HB[${x}_okay]} of ${HB[${x}_posted]} frames OKAY"
+		[ "${HB[${x}_pool_fail]}" = 0 ] || why="$why vif $x: pool_fail ${HB[${x}_pool_fail]}"
+	done
+	[ "${HB[a_pages]}" -le "${HB[vmax]}" ] && [ "${HB[a_pages]}" = $(((np - 1) * HB[pages])) ] &&
+		[ "${HB[a_pool_refused_vif]}" = 1 ] && [ "${HB[a_pool_refused_total]}" = 0 ] ||
+		why="$why vif a: ${HB[a_pages]} pages mapped (bound ${HB[vmax]}), pool_refused_vif ${HB[a_pool_refused_vif]} pool_refused_total ${HB[a_pool_refused_total]} (want $(((np - 1) * HB[pages])), 1, 0)"
+	[ "${HB[b_pages]}" = "${HB[pages]}" ] && [ "${HB[b_pool_refused_total]}" = $((np - 1)) ] &&
+		[ "${HB[b_pool_refused_vif]}" = 0 ] ||
+		why="$why vif b: ${HB[b_pages]} pages mapped, pool_refused_total ${HB[b_pool_refused_total]} pool_refused_vif ${HB[b_pool_refused_vif]} (want ${HB[pages]}, $((np - 1)), 0)"
+	[ "${HB[a_txr_copy_ops]}" = 0 ] && [ "${HB[a_txr_pool_ops]}" -ge "${HB[a_posted]:-1}" ] ||
+		why="$why vif a: TX pools mapped, yet ${HB[a_txr_copy_ops]} grant copies and ${HB[a_txr_pool_ops]} memcpys for ${HB[a_posted]} frames"
+	[ "${HB[b_txr_copy_ops]}" -ge $(((HB[nq] - 1) * 32)) ] && [ "${HB[b_txr_pool_ops]}" -gt 0 ] ||
+		why="$why vif b: ${HB[b_txr_copy_ops]} grant copies (want $(((HB[nq] - 1) * 32)) or more, for the queues refused a pool) and ${HB[b_txr_pool_ops]} memcpys (queue 0's pool)"
+	[ "${HB[held]:-0}" -le "${HB[tmax]}" ] && [ "${HB[grants]}" = "${HB[held]}" ] ||
+		why="$why backend: ${HB[held]} pool pages mapped, ${HB[grants]:-none} in its budget (bound ${HB[tmax]})"
+	det="a:${HB[a_pages]}p,refused_vif=${HB[a_pool_refused_vif]},pool_ops=${HB[a_txr_pool_ops]} b:${HB[b_pages]}p,refused_total=${HB[b_pool_refused_total]},copy_ops=${HB[b_txr_copy_ops]} bounds=${HB[vmax]}/${HB[tmax]}"
 }
 
 # The refusals a throttled backend may answer in the report's time: the
@@ -254,6 +500,28 @@ hostile_judge() {
 		det="detach_ms=${HB[detach_ms]} with $((HS[posted] - HS[answered])) reads at the disk"
 		[ $x = 1 ] && det="$det draining=${HB[draining]}" &&
 			{ [ "${HB[draining]}" = 1 ] || why="$why draining ${HB[draining]} at detach"; } ;;
+	reconnect_flood)
+		# the reads must still have been at the disk, or nothing drained
+		[ "${HS[answered]}" -lt "${HS[posted]}" ] ||
+			why="$why the disk answered all ${HS[posted]} reads at once (no delay)"
+		[ "${HS[cycles]:-0}" = "$HS_RECONNECTS" ] ||
+			why="$why ${HS[cycles]:-0} of $HS_RECONNECTS reconnects made"
+		# the frontend is not left waiting: connected once a drain ended
+		[ "${HS[reconnected]:-0}" = 1 ] ||
+			why="$why not connected again (backend state ${HS[be_state]:-?}, error: ${HB[be_error]:-none})"
+		[ "${HB[detach_ms]}" -le "$HS_DETACH_MS" ] ||
+			why="$why detach took ${HB[detach_ms]} ms with reads at the disk (xenwatch held)"
+		det="connects=${HS[connects]} waits=${HS[waits]} reconnect_ms=${HS[reconnect_ms]} detach_ms=${HB[detach_ms]}"
+		if [ $x = 1 ]; then
+			det="$det draining_max=${HB[drain_max]:-?}/${HB[total_max]:-?} $HS_DRAIN_COUNTER=${HB[$HS_DRAIN_COUNTER]:-?}"
+			# never more than the bound draining, the disk's or the
+			# backend's (only this disk is attached), and at least one
+			[ "${HB[drain_max]:-0}" -ge 1 ] && [ "${HB[drain_max]}" -le "$HS_DRAIN_BOUND" ] &&
+				[ "${HB[total_max]:-0}" -le "$HS_DRAIN_BOUND" ] ||
+				why="$why ${HB[drain_max]:-?} ring sets of the disk (${HB[total_max]:-?} of the backend) draining at once, bound $HS_DRAIN_BOUND"
+			[ "${HB[$HS_DRAIN_COUNTER]:-0}" -gt 0 ] ||
+				why="$why $HS_DRAIN_COUNTER ${HB[$HS_DRAIN_COUNTER]:-none}: no connect waited"
+		fi ;;
 	*) why="no judge for case $c" ;;
 	esac
 	if [ -n "$why" ]; then echo "bad$why"; else echo "ok $det"; fi
@@ -264,6 +532,87 @@ hostile_judge() {
 # not about a second.
 HS_DELAY_MS=12000
 HS_DETACH_MS=5000
+
+# reconnect_flood: the reconnects the frontend makes (HS_RECONNECTS of
+# tests/hostile/vbd.c), and what the judge holds xfab_blkback to: ring
+# sets of the disk draining at once (drain_sets_per_disk's default) and
+# the counter that must show connects it kept waiting.
+HS_RECONNECTS=5
+HS_DRAIN_BOUND=2
+HS_DRAIN_COUNTER=drain_refused_disk
+HS_SAMPLER=""
+
+# hs_drain_sample DIR: in the background, from the attach to the detach,
+# the most ring sets draining at once of DIR's disk (its statistics/
+# draining) and of the whole backend (debugfs), every 0.2 s, into
+# $W/hs-drain.max as "DISK BACKEND" (a set drains for seconds: the disk
+# holds its reads 12 s). Builtins only but sleep: a process per read
+# costs 0.1-0.2 s under TCG. It ends with this shell, or after 10
+# minutes, if nothing stops it.
+hs_drain_sample() {
+	local dir=$1 out=$W/hs-drain.max
+	echo "0 0" >"$out"
+	backend_total xfab_blkback draining >/dev/null	# mounts debugfs
+	(
+		# a kill lands between two samples, never in a write of $out
+		trap 'exit 0' TERM
+		dmax=0 tmax=0 n=0
+		while kill -0 $$ 2>/dev/null && [ $n -lt 3000 ]; do
+			d=0 t=0
+			{ read -r d <"$dir/statistics/draining"; } 2>/dev/null
+			while read -r k v; do
+				[ "$k" = draining ] && t=$v
+			done 2>/dev/null </sys/kernel/debug/xfab_blkback/summary
+			[ "${d:-0}" -gt $dmax ] && dmax=$d
+			[ "${t:-0}" -gt $tmax ] && tmax=$t
+			echo "$dmax $tmax" >"$out"
+			n=$((n + 1))
+			sleep 0.2
+		done
+	) &
+	HS_SAMPLER=$!
+}
+
+# hs_drain_sampled: stop the sampler; HB gets drain_max and total_max.
+hs_drain_sampled() {
+	[ -n "$HS_SAMPLER" ] && kill "$HS_SAMPLER" 2>/dev/null
+	[ -n "$HS_SAMPLER" ] && wait "$HS_SAMPLER" 2>/dev/null
+	HS_SAMPLER=""
+	read -r 'HB[drain_max]' 'HB[total_max]' <"$W/hs-drain.max"
+}
+
+# hostile_reconnect_bounds: reconnect_flood's other two runs against
+# xfab_blkback, on the slow disk, each bound restored after. The
+# backend's bound: with drain_sets_total=0 no disk holds more than one
+# ring set, so at most 1 drains and drain_refused_total counts the
+# waits (row reconnect_flood_total). The control: with
+# drain_sets_per_disk=64 nothing waits and the ring sets pile up past 2,
+# which the judge must call bad, or the case does not measure.
+hostile_reconnect_bounds() {
+	local p=/sys/module/xfab_blkback/parameters v old
+	HS_DISK=/dev/mapper/xfab-slow
+	old=$(cat $p/drain_sets_total)
+	echo 0 >$p/drain_sets_total
+	HS_DRAIN_BOUND=1 HS_DRAIN_COUNTER=drain_refused_total
+	hostile_vbd xfab_blkback reconnect_flood
+	v=$(hostile_judge xfab_blkback reconnect_flood)
+	echo "$old" >$p/drain_sets_total
+	log "drain_sets_total=0:"
+	hostile_record xfab_blkback reconnect_flood_total "$v"
+	HS_DRAIN_BOUND=2 HS_DRAIN_COUNTER=drain_refused_disk
+	old=$(cat $p/drain_sets_per_disk)
+	echo 64 >$p/drain_sets_per_disk
+	hostile_vbd xfab_blkback reconnect_flood
+	v=$(hostile_judge xfab_blkback reconnect_flood)
+	echo "$old" >$p/drain_sets_per_disk
+	log "control (drain_sets_per_disk=64): $v"
+	figure hostile.xfab_blkback.reconnect_flood_unbounded.verdict "$v (control: must be bad)"
+	case $v in
+	bad*) ;;
+	*) bad="$bad reconnect_flood control: drain_sets_per_disk=64 judged \"$v\", the case does not measure" ;;
+	esac
+	HS_DISK=/dev/ram0
+}
 
 # dmsetup with a timeout and DM_DISABLE_UDEV: it makes the node itself
 # (waiting for udev to confirm hangs here).
@@ -339,6 +688,35 @@ hostile_vjudge() {
 			why="$why ${HB[unstalls]} stalls ended (3 or more expected)"
 		det="bursts=${HS[bursts]} rx_got=${HS[rx_got]} unstalls=${HB[unstalls]:-0}"
 		k=rxr_drop_stall ;;
+	rx_drip)
+		# frames came at every round, none in error, and again once
+		# all the guest's buffers were out (the vif still works). The
+		# backend dropped what aged: xfab_netback counts it
+		# (rxr_drop_aged, below), with no stall (the rounds kept the
+		# queue from one: aging, not the stall purge, bounded it), and
+		# no packet it held waited past twice the limit (the timer
+		# ages a queue between rounds too: aging only when buffers
+		# come would show a round, 2.5 s); the stock backend counts it
+		# in the vif's rx_dropped
+		[ "${HS[bursts]}" -ge 2 ] && [ "${HS[rx_got]}" -ge "${HS[bursts]}" ] ||
+			why="$why ${HS[rx_got]} frames in ${HS[bursts]} rounds"
+		[ "${HS[rx_err]}" = 0 ] || why="$why ${HS[rx_err]} RX errors"
+		[ "${HS[rx_after]:-0}" -gt 0 ] || why="$why no traffic once all buffers were out"
+		det="bursts=${HS[bursts]} rx_got=${HS[rx_got]} rx_after=${HS[rx_after]} drain_ms=${HB[drain_ms]}"
+		if [ $x = 1 ]; then
+			[ "${HB[rxr_drop_stall]}" = 0 ] ||
+				why="$why rxr_drop_stall ${HB[rxr_drop_stall]} (the queue stalled: the case measured the stall, not aging)"
+			[ "${HB[oldest_n]:-0}" -gt 0 ] ||
+				why="$why no age of the backlog read (debugfs oldest_ms)"
+			[ "${HB[oldest_max]:-0}" -le $((2 * HB[drain_ms])) ] ||
+				why="$why a packet waited ${HB[oldest_max]} ms (limit ${HB[drain_ms]})"
+			det="$det oldest_max=${HB[oldest_max]}ms in ${HB[oldest_n]} samples"
+			k=rxr_drop_aged
+		else
+			det="$det rx_dropped=${HB[rx_dropped]}"
+			[ "${HB[rx_dropped]:-0}" -gt 0 ] ||
+				why="$why rx_dropped 0: nothing aged in ${HS[ms]} ms (limit ${HB[drain_ms]} ms)"
+		fi ;;
 	state_flip)
 		[ "${HS[flips]:-0}" -gt 0 ] || why="$why no state flipped"
 		det="flips=${HS[flips]} rx_got=${HS[rx_got]}" ;;
@@ -347,6 +725,10 @@ hostile_vjudge() {
 		# bridge; what arrived is the guest's (hv_lro_judge)
 		hv_lro_judge $c
 		[ $c = lro_gso ] && k=txr_gso ;;
+	pool_hog)
+		# a stock backend maps no frontend pool: nothing to bound
+		[ $x = 1 ] || { echo "n/a: no pools"; return; }
+		hv_hog_judge ;;
 	*) why="no judge for case $c" ;;
 	esac
 	if [ $x = 1 ] && [ -n "$k" ]; then

@@ -26,13 +26,29 @@
 #   finish in 5 s, not wait in xenwatch for the disk (every PV device of
 #   dom0 waits with it); xfab_blkback finishes those rings in the
 #   background (draining 1 in debugfs), then holds nothing.
+#   reconnect_flood (issue 39 item 6: ring sets left draining piled up,
+#   each with its grants mapped): on the same slow disk, a ring's worth
+#   of reads, then 5 times as fast as the backend follows: Closing,
+#   Closed, Initialising, a new ring, Initialised, and reads again on
+#   each ring the backend took. xfab_blkback: dom0 samples the disk's
+#   statistics/draining and debugfs' draining every 0.2 s: never more
+#   than 2 (drain_sets_per_disk) and at least 1; drain_refused_disk > 0
+#   (connects kept in InitWait); the frontend connected again once a
+#   drain ended; the detach within 5 s; then nothing held. Twice more:
+#   drain_sets_total=0 (at most 1 draining, drain_refused_total > 0;
+#   row reconnect_flood_total), and the control, drain_sets_per_disk=64,
+#   which must come out bad. xen-blkback (check-full) is judged on what
+#   applies to it: the reconnects made, connected again, the detach.
 #   state_flip: the frontend's state key through every state, in no
 #   protocol order, every 20 ms for secs, with reads in flight: the
 #   backend may connect and disconnect as it likes, but must survive,
 #   let the device go at detach and hold nothing.
 #   make check runs refuse_flood, prod_jump, ro_writes and close_inflight
 #   (then the control and both bounds, which attach again) against
-#   xfab_blkback only; check-full every case against both (HOSTILE_FULL).
+#   xfab_blkback only; check-full every case against both (HOSTILE_FULL),
+#   reconnect_flood among them (each run waits for the slow disk, about
+#   20 s; with its two more runs and xen-blkback's about 80 s: not in
+#   make check).
 #   vif: a frontend that breaks netif on purpose (tests/hostile,
 #   xfab_hostile) must not hang, crash or starve the backend, in the
 #   same boot for xen-netback and xfab_netback: one network-attach per
@@ -66,10 +82,34 @@
 #   MTU (1500) leaves the bridge for hsveth0 or is dropped at its far
 #   end (a stock backend's frames die at the bridge's MTU check; a merge
 #   made them one GSO packet that passes it). Both: no splat in dom0's
-#   kernel log, every slot answered. make check
-#   runs no_rx, rx_trickle, tx_prod_jump, lro_gso, lro_mtu and
-#   state_flip (which attaches a vif again) against xfab_netback only
-#   (rx_stall_secs 3).
+#   kernel log, every slot answered.
+#   pool_hog (issue 39 item 3: pools mapped without a bound exhausted
+#   dom0's maptrack): two vifs of h1, the second attached while the
+#   first holds its mappings, each publishing a TX and an RX pool of the
+#   most pages xfab_netback maps (pool_pages) on every queue it offers,
+#   then 32 frames per queue from the TX pool. Bounds lowered for the
+#   case (restored after): pool_grants_per_vif = 2 x queues - 1 pools,
+#   pool_grants_total = what was held + that + one pool. The first vif
+#   must map all its pools but one (pool_refused_vif 1, every frame by
+#   memcpy), the second one pool (the backend's bound refuses the rest:
+#   pool_refused_total; its other queues grant-copy), every frame OKAY,
+#   no more mapped than the bounds, the budget equal to what is mapped,
+#   and back at 0 after the detach. xen-netback maps no pool: "n/a".
+#   rx_drip (issue 39 item 6: a guest that posts a few buffers now and
+#   then never stalls, and kept its backlog for good): 8 RX buffers
+#   every 2.5 s under the flood of rx_trickle, for 5 s (check) or 14 s
+#   (check-full), then all 64; xfab_netback's rx_drain_ms 1000 and
+#   rx_stall_secs 6 for the case (restored after). Both backends: frames
+#   at every round, none in error, traffic once all buffers were out.
+#   xfab_netback: rxr_drop_aged > 0, rxr_drop_stall 0, and the oldest
+#   packet of its backlog (debugfs oldest_ms, read every 0.25 s) never
+#   older than 2 x rx_drain_ms; xen-netback (rx_drain_timeout_msecs,
+#   10 s, fixed at load): rx_dropped > 0. HV_DRIP_DRAIN_MS=60000 is the
+#   control (must come out bad).
+#   make check
+#   runs no_rx, rx_trickle, rx_drip, tx_prod_jump, lro_gso, lro_mtu,
+#   pool_hog and state_flip (which attaches a vif again) against
+#   xfab_netback only (rx_stall_secs 3).
 # Topology: dom0 (the backends; brd /dev/ram0, xfab-slow (dm-delay over
 #   it), bridge xenbr0 10.0.0.1/24, for lro_* the veth pair hsveth0 (in
 #   xenbr0) / hsveth1) <-> domU h1 (xfab_hostile only, no other
@@ -77,19 +117,29 @@
 #   make check: the subsets above against the xfab backends only;
 #   check-full every case against both (HOSTILE_FULL). To run a few vif
 #   cases alone: HOSTILE_ONLY=vif (no vbd part), HOSTILE_VIF_CASES (the
-#   cases), HOSTILE_NET_BACKENDS (the backends, in order).
+#   cases), HOSTILE_NET_BACKENDS (the backends, in order); a few vbd
+#   cases: HOSTILE_ONLY=vbd (no vif part), HOSTILE_VBD_CASES,
+#   HOSTILE_BLK_BACKENDS.
 . /xfab/guest/lib.sh
 . /xfab/guest/blk.sh
 . /xfab/guest/hostile.sh
 
-VBD_CASES=$(hostile_cases "valid refuse_flood bad_gref sector_wrap too_many_segs prod_jump kick_storm ro_writes close_inflight state_flip valid" \
+VBD_CASES=$(hostile_cases "valid refuse_flood bad_gref sector_wrap too_many_segs prod_jump kick_storm ro_writes close_inflight reconnect_flood state_flip valid" \
 	"refuse_flood prod_jump ro_writes close_inflight")
 
 BLK_BACKENDS=xfab_blkback
 [ -n "$HOSTILE_FULL" ] && BLK_BACKENDS="xen-blkback xfab_blkback"
+# one vbd case or a few, against the backends named (e.g. HOSTILE_ONLY=vbd
+# HOSTILE_VBD_CASES=reconnect_flood HOSTILE_BLK_BACKENDS="xen-blkback
+# xfab_blkback"); the runs that go with a case (refuse_flood's and
+# reconnect_flood's controls, ro_writes' bounds) come with it
+[ -n "${HOSTILE_VBD_CASES:-}" ] && VBD_CASES=$HOSTILE_VBD_CASES
+[ -n "${HOSTILE_BLK_BACKENDS:-}" ] && BLK_BACKENDS=$HOSTILE_BLK_BACKENDS
+hs_has() { case " $VBD_CASES " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # HOSTILE_ONLY=vif: the vif part alone (with HOSTILE_VIF_CASES and
-# HOSTILE_NET_BACKENDS, one case against one backend or both)
+# HOSTILE_NET_BACKENDS, one case against one backend or both);
+# HOSTILE_ONLY=vbd: the vbd part alone
 BLK_PART=1
 [ "${HOSTILE_ONLY:-}" = vif ] && BLK_PART="" VBD_CASES="" BLK_BACKENDS=""
 if [ -n "$BLK_PART" ]; then
@@ -103,29 +153,37 @@ if [ -n "$BLK_PART" ]; then
 		blk_use_backend $be
 		for c in $VBD_CASES; do
 			HS_DISK=/dev/ram0
-			[ $c = close_inflight ] && HS_DISK=/dev/mapper/xfab-slow
+			case $c in
+			close_inflight | reconnect_flood) HS_DISK=/dev/mapper/xfab-slow ;;
+			esac
 			hostile_vbd $be $c
 			hostile_record $be $c "$(hostile_judge $be $c)"
 			figure "hostile.$be.$c.answered" "${HS[answered]}"
 			figure "hostile.$be.$c.ms" "${HS[ms]}"
 			[ $c = close_inflight ] && figure "hostile.$be.$c.detach_ms" "${HB[detach_ms]}"
+			if [ $c = reconnect_flood ]; then
+				figure "hostile.$be.$c.detach_ms" "${HB[detach_ms]}"
+				[ "$be" = xfab_blkback ] && hostile_reconnect_bounds
+			fi
 		done
 	done
 	HS_DISK=/dev/ram0
 	hostile_slow_disk_done
 
 	# The control: an unthrottled xfab_blkback must break the bound.
-	echo 0 >/sys/module/xfab_blkback/parameters/refuse_rate
-	hostile_vbd xfab_blkback refuse_flood
-	ctl=$(hostile_judge xfab_blkback refuse_flood)
-	echo 100 >/sys/module/xfab_blkback/parameters/refuse_rate
-	log "control (refuse_rate=0): $ctl"
-	figure hostile.control.refuse_rate0.answered "${HS[answered]}"
-	figure hostile.xfab_blkback.refuse_flood_unthrottled.verdict "$ctl (control: must be bad)"
-	case $ctl in
-	bad*) ;;
-	*) fail "control: refuse_rate=0 stayed within the bound (${HS[answered]} in ${HS[ms]} ms): the flood case does not measure" ;;
-	esac
+	if hs_has refuse_flood; then
+		echo 0 >/sys/module/xfab_blkback/parameters/refuse_rate
+		hostile_vbd xfab_blkback refuse_flood
+		ctl=$(hostile_judge xfab_blkback refuse_flood)
+		echo 100 >/sys/module/xfab_blkback/parameters/refuse_rate
+		log "control (refuse_rate=0): $ctl"
+		figure hostile.control.refuse_rate0.answered "${HS[answered]}"
+		figure hostile.xfab_blkback.refuse_flood_unthrottled.verdict "$ctl (control: must be bad)"
+		case $ctl in
+		bad*) ;;
+		*) fail "control: refuse_rate=0 stayed within the bound (${HS[answered]} in ${HS[ms]} ms): the flood case does not measure" ;;
+		esac
+	fi
 
 	# Bounds on kept read-only mappings: the per-disk one, then a full cache.
 	ro_case() {
@@ -138,23 +196,25 @@ if [ -n "$BLK_PART" ]; then
 		[ "${v%% *}" != ok ] || [ "${HB[$counter]:-0}" -gt 0 ] ||
 			bad="$bad ro_writes ($what): $counter=${HB[$counter]:-none}"
 	}
-	echo 256 >/sys/module/xfab_blkback/parameters/ro_grants_per_disk
-	ro_case "ro_grants_per_disk=256" ro_budget
-	echo 8192 >/sys/module/xfab_blkback/parameters/ro_grants_per_disk
-	must rmmod xfab_blkback
-	must insmod "$XFAB/modules/xfab_blkback.ko" ro_grants=8
-	ro_case "ro_grants=8 (every slot pinned)" ro_full
-	must rmmod xfab_blkback
-	load_backend xfab_blkback
+	if hs_has ro_writes; then
+		echo 256 >/sys/module/xfab_blkback/parameters/ro_grants_per_disk
+		ro_case "ro_grants_per_disk=256" ro_budget
+		echo 8192 >/sys/module/xfab_blkback/parameters/ro_grants_per_disk
+		must rmmod xfab_blkback
+		must insmod "$XFAB/modules/xfab_blkback.ko" ro_grants=8
+		ro_case "ro_grants=8 (every slot pinned)" ro_full
+		must rmmod xfab_blkback
+		load_backend xfab_blkback
+	fi
 
-	hostile_table xen-blkback xfab_blkback $VBD_CASES ro_writes_ro_budget ro_writes_ro_full
+	hostile_table xen-blkback xfab_blkback $VBD_CASES ro_writes_ro_budget ro_writes_ro_full reconnect_flood_total
 	bad_blk=$bad
 	bad=""
 fi
 
 # ---- the same frontend as a vif ----
-VIF_CASES=$(hostile_cases "valid no_rx rx_trickle tx_bad_gref tx_zero_frag tx_cross_page tx_slot_flood tx_prod_jump kick_storm lro_gso lro_mtu state_flip valid" \
-	"no_rx rx_trickle tx_prod_jump lro_gso lro_mtu state_flip")
+VIF_CASES=$(hostile_cases "valid no_rx rx_trickle rx_drip tx_bad_gref tx_zero_frag tx_cross_page tx_slot_flood tx_prod_jump kick_storm lro_gso lro_mtu pool_hog state_flip valid" \
+	"no_rx rx_trickle rx_drip tx_prod_jump lro_gso lro_mtu pool_hog state_flip")
 # check: xfab_netback only, its stall timer shortened (the stock one,
 # rx_drain_timeout_msecs, is fixed at load); check-full: both, defaults
 NET_BACKENDS="xfab_netback"
@@ -163,6 +223,8 @@ NET_BACKENDS="xfab_netback"
 # HOSTILE_VIF_CASES=lro_gso HOSTILE_NET_BACKENDS="xen-netback xfab_netback")
 [ -n "${HOSTILE_VIF_CASES:-}" ] && VIF_CASES=$HOSTILE_VIF_CASES
 [ -n "${HOSTILE_NET_BACKENDS:-}" ] && NET_BACKENDS=$HOSTILE_NET_BACKENDS
+# HOSTILE_ONLY=vbd: no vif part
+[ "${HOSTILE_ONLY:-}" = vbd ] && VIF_CASES="" NET_BACKENDS=""
 STALL=/sys/module/xfab_netback/parameters/rx_stall_secs
 
 for be in $NET_BACKENDS; do
@@ -172,6 +234,19 @@ for be in $NET_BACKENDS; do
 		HV_SECS=5
 	fi
 	for c in $VIF_CASES; do
+		if [ $c = pool_hog ]; then
+			# two attaches of its own; nothing to run on a stock backend
+			HS=() HB=()
+			if [ "$be" = xfab_netback ]; then
+				hostile_pool_hog $be
+			else
+				stock_mark
+			fi
+			hostile_record $be $c "$(hostile_vjudge $be $c)"
+			[ "$be" = xfab_netback ] &&
+				figure "hostile.$be.pool_hog.pages" "a=${HB[a_pages]} b=${HB[b_pages]} bounds=${HB[vmax]}/${HB[tmax]}"
+			continue
+		fi
 		hostile_vif $be $c
 		hostile_record $be $c "$(hostile_vjudge $be $c)"
 		figure "hostile.$be.$c.answered" "${HS[answered]}"
