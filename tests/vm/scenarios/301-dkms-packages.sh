@@ -12,6 +12,11 @@
 #      xfab_netback, with net_interop's checks (drivers bound, ping, 64 MiB
 #      of TCP each way with sha256, UDP, 2 queues, jumbo) and the packaged
 #      xfabctl's status;
+#   3b. the fallback, as a kernel whose DKMS build failed has it: with
+#      xfab_netback's file moved out of updates/dkms (and depmod), a load
+#      of xen-netback by name gives the stock module through
+#      /etc/modprobe.d/xfab.conf; with it back (and depmod), xfab_netback
+#      again;
 #   4. `xfab-enable --off` removes its files; with ours unloaded (as a
 #      reboot would leave them) the boot's loading loads none of them, a
 #      load of xen-netback gives the stock module, and it serves the next
@@ -24,12 +29,19 @@
 PATH=/usr/sbin:$PATH
 kver=$(uname -r)
 FILES="/etc/xfab/roles /etc/modprobe.d/xfab.conf /etc/modules-load.d/xfab.conf"
+DKMS=/lib/modules/$kver/updates/dkms
+HIDDEN=/run/xfab-301-hidden
+# step 3b's hidden module back where DKMS put it, whatever happens
+unhide() {
+	[ -d "$HIDDEN" ] || return 0
+	mv "$HIDDEN"/* "$DKMS"/ && rmdir "$HIDDEN" && depmod
+}
 
 ls "$XFAB"/modules/*.ko >/dev/null 2>&1 &&
 	error "the run disk carries modules: this scenario needs run.py --dkms"
 dpkg -s xfab-dkms xfab-utils >/dev/null 2>&1 ||
 	error "xfab-dkms and xfab-utils are not installed: this scenario needs run.py --dkms"
-trap 'xfab-enable --off >/dev/null 2>&1' EXIT
+trap 'unhide; xfab-enable --off >/dev/null 2>&1' EXIT
 
 # 1. the modules DKMS installed
 for m in xfab_netfront xfab_netback xfab_blkfront xfab_blkback xfab_window; do
@@ -71,13 +83,34 @@ id=$(domu_id d1)
 domu_destroy d1 >/dev/null
 wait_for 30 vif_gone "$id" || fail "d1's vif$id.0 still there 30 s after xl destroy"
 
+# net_interop's own blacklist of the stock module (use_backend): from
+# here on, xfab-enable's file alone says what loads
+rm -f /etc/modprobe.d/xfab-test-xen-netback.conf
+
+# 3b. the fallback: xfab on, xfab_netback missing for this kernel
+must rmmod xfab_netback
+mkdir -p "$HIDDEN"
+must mv "$DKMS"/xfab_netback.ko* "$HIDDEN"/
+must depmod
+modinfo -n xfab_netback >/dev/null 2>&1 && fail "modprobe still finds xfab_netback with its file moved out of $DKMS"
+out=$(modprobe xen-netback 2>&1) ||
+	fail "with xfab_netback missing, modprobe xen-netback failed (no fallback to the stock module): $out"
+lsmod | grep -q "^xen_netback " ||
+	fail "with xfab_netback missing, modprobe xen-netback did not load the stock module (modprobe said: $out)"
+lsmod | grep -q "^xfab_netback " && fail "xfab_netback loaded with its file moved out"
+log "xfab_netback missing: modprobe xen-netback loaded the stock xen_netback (modprobe said: $out)"
+must rmmod xen_netback
+unhide || fail "could not put xfab_netback back into $DKMS"
+must modprobe xen-netback
+lsmod | grep -q "^xfab_netback " || fail "with xfab_netback back, modprobe xen-netback did not load it"
+lsmod | grep -q "^xen_netback " && fail "with xfab_netback back, modprobe xen-netback loaded the stock module too"
+log "xfab_netback back: modprobe xen-netback loaded xfab_netback"
+
 # 4. off
 out=$(xfab-enable --off 2>&1) || fail "xfab-enable --off: $out"
 for f in $FILES; do
 	[ -e "$f" ] && fail "xfab-enable --off left $f"
 done
-# net_interop's own blacklist of the stock module (use_backend)
-rm -f /etc/modprobe.d/xfab-test-xen-netback.conf
 must rmmod xfab_netback xfab_blkback
 must systemctl restart systemd-modules-load.service
 lsmod | grep -q '^xfab_' && fail "with xfab off, the boot's loading loaded $(lsmod | awk '/^xfab_/ { print $1 }')"
@@ -89,4 +122,4 @@ got=$(net_driver "vif$id.0")
 [ "$got" = xen_netback ] || fail "with xfab off, d2's vif is driven by '$got', not xen_netback"
 must ping -c 3 -i 0.2 -W 5 10.0.0.3 >/dev/null
 status_check "$id" vif/0 stock xen-netback stock 'rx_packets>0'
-pass "DKMS's modules serve a stock guest (ping, TCP, UDP, queues, jumbo); xfab-enable on and off, stock again"
+pass "DKMS's modules serve a stock guest (ping, TCP, UDP, queues, jumbo); xfab-enable on, the stock module without ours, off, stock again"
