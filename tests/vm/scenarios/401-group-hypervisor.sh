@@ -120,14 +120,16 @@ echo "$out" | grep -q "^held" || fail "d2 could not hold d1's page mapped: $out"
 must domu_destroy d1
 out=$(domu_must d2 60 "xfab-peek map $d1 $mfn ro") || exit $?
 echo "$out" | grep -q "map ro refused" || fail "d2 maps a destroyed d1's frame: $out"
-zombie() { xfabctl group show app | grep -q "^app .* $d1 .*zombie"; }
+# group show's columns: group id domid name state pages
+d1_line() { xfabctl group show app | awk -v d="$d1" '$3 == d'; }
+zombie() { d1_line | awk '$5 == "zombie"' | grep -q .; }
 wait_for 20 zombie || fail "group show does not name the held d1 a zombie: $(xfabctl group show app)"
-log "held by d2's mapping: $(xfabctl group show app | grep " $d1 ")"
+log "held by d2's mapping: $(d1_line)"
 domu_must d2 30 'kill $(cat /tmp/hold.pid)' >/dev/null || exit $?
 wait_for 20 dom_gone "$d1" ||
 	fail "d1 (domid $d1) still listed 20 s after d2 let go of its page: $(xl list)"
 out=$(must xfabctl group show app) || exit $?
-echo "$out" | grep -q " $d1 .*gone" || fail "group show does not say d1 is gone: $out"
+d1_line | awk '$5 == "gone"' | grep -q . || fail "group show does not say d1 is gone: $out"
 must xfabctl group remove d2
 out=$(must xfabctl group show) || exit $?
 [ "$(echo "$out" | wc -l)" = 1 ] || fail "group app outlived its members: $out"
