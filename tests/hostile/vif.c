@@ -154,8 +154,8 @@ struct hv_hog_pool {
 	u32 n;
 };
 
-/* One queue of pool_hog: rings, a channel, a TX and an RX pool. */
-struct hv_hogq {
+/* A vif queue's two rings and its channel (ours, or a pool_hog one). */
+struct hv_rings {
 	struct xen_netif_tx_front_ring tx;
 	struct xen_netif_rx_front_ring rx;
 	struct xen_netif_tx_sring *txs;
@@ -163,6 +163,11 @@ struct hv_hogq {
 	grant_ref_t tx_ref, rx_ref;
 	unsigned int evtchn;
 	int irq;
+};
+
+/* One queue of pool_hog: rings, a channel, a TX and an RX pool. */
+struct hv_hogq {
+	struct hv_rings r;
 	struct hv_hog_pool pool[2];	/* TX (read-only), RX (writable) */
 };
 
@@ -172,13 +177,7 @@ static const u8 hv_nobody[ETH_ALEN] = { 0x02, 0x00, 0x00, 0xfa, 0xb0, 0x0d };
 
 struct hs_vif {
 	struct hs_front f;		/* first: the shared lifecycle */
-	struct xen_netif_tx_front_ring tx;
-	struct xen_netif_rx_front_ring rx;
-	struct xen_netif_tx_sring *txs;
-	struct xen_netif_rx_sring *rxs;
-	grant_ref_t tx_ref, rx_ref;
-	unsigned int evtchn;
-	int irq;
+	struct hv_rings r;
 	struct page *frame;		/* what every TX slot points into */
 	grant_ref_t frame_ref;
 	struct page *seg_page[HV_LRO_SEGS];	/* but the lro_* segments */
@@ -232,24 +231,24 @@ static void hv_reap(struct hs_vif *v)
 	struct xen_netif_rx_response r;
 	RING_IDX rp, i;
 
-	hv_reap_tx(v, &v->tx);
-	rp = READ_ONCE(v->rxs->rsp_prod);
+	hv_reap_tx(v, &v->r.tx);
+	rp = READ_ONCE(v->r.rxs->rsp_prod);
 	virt_rmb();	/* the index before the responses it covers */
-	if (rp - v->rx.rsp_cons > v->rx.req_prod_pvt - v->rx.rsp_cons) {
+	if (rp - v->r.rx.rsp_cons > v->r.rx.req_prod_pvt - v->r.rx.rsp_cons) {
 		v->lies = 1;
 		return;
 	}
-	for (i = v->rx.rsp_cons; i != rp; i++) {
-		memcpy(&r, RING_GET_RESPONSE(&v->rx, i), sizeof(r));
+	for (i = v->r.rx.rsp_cons; i != rp; i++) {
+		memcpy(&r, RING_GET_RESPONSE(&v->r.rx, i), sizeof(r));
 		v->rx_got++;
 		v->rx_err += r.status < 0;
 	}
-	v->rx.rsp_cons = rp;
+	v->r.rx.rsp_cons = rp;
 }
 
 static void hv_kick(struct hs_vif *v)
 {
-	notify_remote_via_irq(v->irq);
+	notify_remote_via_irq(v->r.irq);
 	v->kicks++;
 }
 
@@ -264,14 +263,14 @@ static void hv_post_some(struct hs_vif *v, u32 n)
 	struct xen_netif_rx_request *r;
 	int notify;
 
-	while (n-- && v->rx.req_prod_pvt - v->rx.rsp_cons < HV_RX_BUFS) {
-		r = RING_GET_REQUEST(&v->rx, v->rx.req_prod_pvt);
-		r->id = v->rx.req_prod_pvt % HV_RX_BUFS;
+	while (n-- && v->r.rx.req_prod_pvt - v->r.rx.rsp_cons < HV_RX_BUFS) {
+		r = RING_GET_REQUEST(&v->r.rx, v->r.rx.req_prod_pvt);
+		r->id = v->r.rx.req_prod_pvt % HV_RX_BUFS;
 		r->gref = v->rx_gref[r->id];
-		v->rx.req_prod_pvt++;
+		v->r.rx.req_prod_pvt++;
 		v->rx_posted++;
 	}
-	RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&v->rx, notify);
+	RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&v->r.rx, notify);
 	if (notify)
 		hv_kick(v);
 }
@@ -325,15 +324,15 @@ static void hv_drip(struct hs_vif *v, unsigned long end)
 static void hv_slot(struct hs_vif *v, grant_ref_t gref, u16 off, u16 size,
 		    u16 flags)
 {
-	struct xen_netif_tx_request *t = RING_GET_REQUEST(&v->tx,
-							  v->tx.req_prod_pvt);
+	struct xen_netif_tx_request *t = RING_GET_REQUEST(&v->r.tx,
+							  v->r.tx.req_prod_pvt);
 
 	t->gref = gref;
 	t->offset = off;
 	t->size = size;
 	t->flags = flags;
-	t->id = v->tx.req_prod_pvt & 0xff;
-	v->tx.req_prod_pvt++;
+	t->id = v->r.tx.req_prod_pvt & 0xff;
+	v->r.tx.req_prod_pvt++;
 }
 
 /* Lay out frame n of the case; returns the slots it took. */
@@ -376,17 +375,17 @@ static void hv_send(struct hs_vif *v, u64 frames, unsigned long end)
 
 		hv_reap(v);
 		while (v->posted < frames &&
-		       RING_FREE_REQUESTS(&v->tx) >= HV_FLOOD_SLOTS) {
+		       RING_FREE_REQUESTS(&v->r.tx) >= HV_FLOOD_SLOTS) {
 			v->posted += hv_frame(v, v->posted);
 			any = true;
 		}
 		if (any) {
-			RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&v->tx, notify);
+			RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&v->r.tx, notify);
 			if (notify)
 				hv_kick(v);
 		} else {
 			if (v->posted >= frames &&
-			    v->tx.rsp_cons == v->tx.req_prod_pvt)
+			    v->r.tx.rsp_cons == v->r.tx.req_prod_pvt)
 				return;
 			usleep_range(500, 1000);
 		}
@@ -406,13 +405,13 @@ static void hv_gso_extra(struct hs_vif *v, u8 type, u16 size)
 {
 	struct xen_netif_extra_info *e;
 
-	e = (struct xen_netif_extra_info *)RING_GET_REQUEST(&v->tx,
-							    v->tx.req_prod_pvt);
+	e = (struct xen_netif_extra_info *)RING_GET_REQUEST(&v->r.tx,
+							    v->r.tx.req_prod_pvt);
 	memset(e, 0, sizeof(*e));
 	e->type = XEN_NETIF_EXTRA_TYPE_GSO;
 	e->u.gso.size = size;
 	e->u.gso.type = type;
-	v->tx.req_prod_pvt++;
+	v->r.tx.req_prod_pvt++;
 }
 
 /* Byte i of a flow's TCP stream (the capture in hostile.sh checks it). */
@@ -521,10 +520,10 @@ static bool hv_lro_flow(struct hs_vif *v, const struct hv_flow *fl,
 		}
 		v->segs++;
 	}
-	RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&v->tx, notify);
+	RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&v->r.tx, notify);
 	if (notify)
 		hv_kick(v);
-	while (v->tx.rsp_cons != v->tx.req_prod_pvt) {
+	while (v->r.tx.rsp_cons != v->r.tx.req_prod_pvt) {
 		if (v->lies || kthread_should_stop() ||
 		    !time_before(jiffies, end))
 			return false;
@@ -579,24 +578,24 @@ static void hv_hog_send(struct hs_vif *v, struct hv_hogq *q,
 		return;
 	refs = page_address(p->dir);
 	for (i = 0; i < HV_HOG_FRAMES; i++) {
-		t = RING_GET_REQUEST(&q->tx, q->tx.req_prod_pvt);
+		t = RING_GET_REQUEST(&q->r.tx, q->r.tx.req_prod_pvt);
 		t->gref = refs[(u64)i * p->n / HV_HOG_FRAMES];
 		t->offset = 0;
 		t->size = HV_FRAME_LEN;
 		t->flags = 0;
 		t->id = i;
-		q->tx.req_prod_pvt++;
+		q->r.tx.req_prod_pvt++;
 		v->posted++;
 	}
-	RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&q->tx, notify);
+	RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&q->r.tx, notify);
 	if (notify) {
-		notify_remote_via_irq(q->irq);
+		notify_remote_via_irq(q->r.irq);
 		v->kicks++;
 	}
-	while (q->tx.rsp_cons != q->tx.req_prod_pvt && !v->lies &&
+	while (q->r.tx.rsp_cons != q->r.tx.req_prod_pvt && !v->lies &&
 	       !kthread_should_stop() && time_before(jiffies, end)) {
 		usleep_range(500, 1000);
-		hv_reap_tx(v, &q->tx);
+		hv_reap_tx(v, &q->r.tx);
 	}
 }
 
@@ -618,13 +617,13 @@ static int hv_run(void *arg)
 		break;
 	case HV_TX_PROD_JUMP:
 		virt_wmb();	/* what we wrote before, then the lying index */
-		WRITE_ONCE(v->txs->req_prod,
-			   v->tx.req_prod_pvt + 4 * RING_SIZE(&v->tx));
+		WRITE_ONCE(v->r.txs->req_prod,
+			   v->r.tx.req_prod_pvt + 4 * RING_SIZE(&v->r.tx));
 		hv_kick(v);
 		hv_wait(v, t0 + 3 * HZ);
 		break;
 	case HV_KICK_STORM:
-		v->kicks += hs_kick_storm(v->irq, flood);
+		v->kicks += hs_kick_storm(v->r.irq, flood);
 		hv_reap(v);
 		break;
 	case HV_STATE_FLIP:
@@ -713,11 +712,11 @@ static void hv_hog_teardown(struct hs_vif *v)
 
 	for (i = 0; v->hog && i < v->hog_nq; i++) {
 		q = &v->hog[i];
-		if (q->irq > 0)
-			unbind_from_irqhandler(q->irq, v);
-		q->irq = 0;
-		xfab_ring_pages_free((void **)&q->txs, 1, &q->tx_ref);
-		xfab_ring_pages_free((void **)&q->rxs, 1, &q->rx_ref);
+		if (q->r.irq > 0)
+			unbind_from_irqhandler(q->r.irq, v);
+		q->r.irq = 0;
+		xfab_ring_pages_free((void **)&q->r.txs, 1, &q->r.tx_ref);
+		xfab_ring_pages_free((void **)&q->r.rxs, 1, &q->r.rx_ref);
 		for (k = 0; k < 2; k++)
 			hv_hog_pool_free(&q->pool[k]);
 	}
@@ -738,11 +737,11 @@ static void hv_teardown(struct hs_front *f)
 	u32 i;
 
 	hv_hog_teardown(v);
-	if (v->irq > 0)
-		unbind_from_irqhandler(v->irq, v);
-	v->irq = 0;
-	xfab_ring_pages_free((void **)&v->txs, 1, &v->tx_ref);
-	xfab_ring_pages_free((void **)&v->rxs, 1, &v->rx_ref);
+	if (v->r.irq > 0)
+		unbind_from_irqhandler(v->r.irq, v);
+	v->r.irq = 0;
+	xfab_ring_pages_free((void **)&v->r.txs, 1, &v->r.tx_ref);
+	xfab_ring_pages_free((void **)&v->r.rxs, 1, &v->r.rx_ref);
 	hv_page_free(&v->frame, &v->frame_ref);
 	for (i = 0; i < HV_LRO_SEGS; i++)
 		hv_page_free(&v->seg_page[i], &v->seg_ref[i]);
@@ -815,34 +814,34 @@ static int hv_hog_pool_grant(struct hs_vif *v, struct hv_hog_pool *p,
 	return 0;
 }
 
-/* A pool_hog queue's rings and channel. */
-static int hv_hog_rings(struct hs_vif *v, struct hv_hogq *q)
+/* A queue's rings and channel (ours, or a pool_hog queue's): r. */
+static int hv_rings_make(struct hs_vif *v, struct hv_rings *r,
+			 const char *name)
 {
 	struct xenbus_device *xdev = v->f.xdev;
 	int err;
 
-	err = xenbus_setup_ring(xdev, GFP_KERNEL, (void **)&q->txs, 1,
-				&q->tx_ref);
+	err = xenbus_setup_ring(xdev, GFP_KERNEL, (void **)&r->txs, 1,
+				&r->tx_ref);
 	if (err)
 		return err;
-	SHARED_RING_INIT(q->txs);
-	FRONT_RING_INIT(&q->tx, q->txs, XEN_PAGE_SIZE);
-	err = xenbus_setup_ring(xdev, GFP_KERNEL, (void **)&q->rxs, 1,
-				&q->rx_ref);
+	SHARED_RING_INIT(r->txs);
+	FRONT_RING_INIT(&r->tx, r->txs, XEN_PAGE_SIZE);
+	err = xenbus_setup_ring(xdev, GFP_KERNEL, (void **)&r->rxs, 1,
+				&r->rx_ref);
 	if (err)
 		return err;
-	SHARED_RING_INIT(q->rxs);
-	FRONT_RING_INIT(&q->rx, q->rxs, XEN_PAGE_SIZE);
-	err = xenbus_alloc_evtchn(xdev, &q->evtchn);
+	SHARED_RING_INIT(r->rxs);
+	FRONT_RING_INIT(&r->rx, r->rxs, XEN_PAGE_SIZE);
+	err = xenbus_alloc_evtchn(xdev, &r->evtchn);
 	if (err)
 		return err;
-	err = bind_evtchn_to_irqhandler(q->evtchn, hv_interrupt, 0,
-					"xfab-hostile-hog", v);
+	err = bind_evtchn_to_irqhandler(r->evtchn, hv_interrupt, 0, name, v);
 	if (err < 0) {
-		xenbus_free_evtchn(xdev, q->evtchn);
+		xenbus_free_evtchn(xdev, r->evtchn);
 		return err;
 	}
-	q->irq = err;
+	r->irq = err;
 	return 0;
 }
 
@@ -873,9 +872,9 @@ static int hv_hog_keys(struct hs_vif *v, u32 i)
 		dir = kstrdup(node, GFP_KERNEL);
 	if (!dir)
 		return -ENOMEM;
-	err = xenbus_printf(XBT_NIL, dir, "tx-ring-ref", "%u", q->tx_ref) ?:
-	      xenbus_printf(XBT_NIL, dir, "rx-ring-ref", "%u", q->rx_ref) ?:
-	      xenbus_printf(XBT_NIL, dir, "event-channel", "%u", q->evtchn) ?:
+	err = xenbus_printf(XBT_NIL, dir, "tx-ring-ref", "%u", q->r.tx_ref) ?:
+	      xenbus_printf(XBT_NIL, dir, "rx-ring-ref", "%u", q->r.rx_ref) ?:
+	      xenbus_printf(XBT_NIL, dir, "event-channel", "%u", q->r.evtchn) ?:
 	      hv_hog_pool_keys(dir, "tx", &q->pool[0]) ?:
 	      hv_hog_pool_keys(dir, "rx", &q->pool[1]);
 	kfree(dir);
@@ -904,7 +903,7 @@ static int hv_hog_setup(struct hs_vif *v)
 		return -ENOMEM;
 	v->hog_nq = nq;
 	for (i = 0; i < nq; i++) {
-		v->hog[i].tx_ref = v->hog[i].rx_ref = INVALID_GRANT_REF;
+		v->hog[i].r.tx_ref = v->hog[i].r.rx_ref = INVALID_GRANT_REF;
 		for (k = 0; k < 2; k++)
 			v->hog[i].pool[k].dir_ref = INVALID_GRANT_REF;
 	}
@@ -916,7 +915,7 @@ static int hv_hog_setup(struct hs_vif *v)
 	hv_frame_fill(page_address(v->hog_page[0]));
 	v->hog_pool = pages;
 	for (i = 0; !err && i < nq; i++) {
-		err = hv_hog_rings(v, &v->hog[i]);
+		err = hv_rings_make(v, &v->hog[i].r, "xfab-hostile-hog");
 		for (k = 0; !err && pages && k < 2; k++) {
 			err = hv_hog_pool_grant(v, &v->hog[i].pool[k],
 						v->hog_page[k], pages, k == 0);
@@ -939,7 +938,6 @@ static int hv_keys(struct hs_vif *v);
 static int hv_setup(struct hs_front *f)
 {
 	struct hs_vif *v = container_of(f, struct hs_vif, f);
-	struct xenbus_device *xdev = f->xdev;
 	int err;
 	u32 i;
 
@@ -953,38 +951,17 @@ static int hv_setup(struct hs_front *f)
 	if (err)
 		return err;
 	hv_frame_fill(page_address(v->frame));
-	err = xenbus_setup_ring(xdev, GFP_KERNEL, (void **)&v->txs, 1,
-				&v->tx_ref);
-	if (err)
-		return err;
-	SHARED_RING_INIT(v->txs);
-	FRONT_RING_INIT(&v->tx, v->txs, XEN_PAGE_SIZE);
-	err = xenbus_setup_ring(xdev, GFP_KERNEL, (void **)&v->rxs, 1,
-				&v->rx_ref);
-	if (err)
-		return err;
-	SHARED_RING_INIT(v->rxs);
-	FRONT_RING_INIT(&v->rx, v->rxs, XEN_PAGE_SIZE);
-	err = xenbus_alloc_evtchn(xdev, &v->evtchn);
-	if (err)
-		return err;
-	err = bind_evtchn_to_irqhandler(v->evtchn, hv_interrupt, 0,
-					"xfab-hostile-vif", v);
-	if (err < 0) {
-		xenbus_free_evtchn(xdev, v->evtchn);
-		return err;
-	}
-	v->irq = err;
-	return hv_keys(v);
+	err = hv_rings_make(v, &v->r, "xfab-hostile-vif");
+	return err ?: hv_keys(v);
 }
 
 static int hv_keys(struct hs_vif *v)
 {
 	const char *dir = v->f.xdev->nodename;
 
-	return xenbus_printf(XBT_NIL, dir, "tx-ring-ref", "%u", v->tx_ref) ?:
-	       xenbus_printf(XBT_NIL, dir, "rx-ring-ref", "%u", v->rx_ref) ?:
-	       xenbus_printf(XBT_NIL, dir, "event-channel", "%u", v->evtchn) ?:
+	return xenbus_printf(XBT_NIL, dir, "tx-ring-ref", "%u", v->r.tx_ref) ?:
+	       xenbus_printf(XBT_NIL, dir, "rx-ring-ref", "%u", v->r.rx_ref) ?:
+	       xenbus_printf(XBT_NIL, dir, "event-channel", "%u", v->r.evtchn) ?:
 	       xenbus_printf(XBT_NIL, dir, "request-rx-copy", "%u", 1) ?:
 	       xenbus_printf(XBT_NIL, dir, "feature-rx-notify", "%u", 1);
 }
@@ -1000,9 +977,9 @@ static void hv_flip_keys(struct hs_front *f, unsigned int n)
 	struct xenbus_device *xdev = f->xdev;
 
 	hs_key(xdev, "multi-queue-num-queues", queues[n % ARRAY_SIZE(queues)]);
-	hs_key(xdev, "tx-ring-ref", n % 3 ? v->tx_ref : HV_NOBODYS_GREF);
-	hs_key(xdev, "rx-ring-ref", n % 5 ? v->rx_ref : -1);
-	hs_key(xdev, "event-channel", n % 2 ? v->evtchn : 99999);
+	hs_key(xdev, "tx-ring-ref", n % 3 ? v->r.tx_ref : HV_NOBODYS_GREF);
+	hs_key(xdev, "rx-ring-ref", n % 5 ? v->r.rx_ref : -1);
+	hs_key(xdev, "event-channel", n % 2 ? v->r.evtchn : 99999);
 }
 
 static void hv_init(struct hs_front *f)
@@ -1010,7 +987,7 @@ static void hv_init(struct hs_front *f)
 	struct hs_vif *v = container_of(f, struct hs_vif, f);
 	u32 i;
 
-	v->tx_ref = v->rx_ref = v->frame_ref = INVALID_GRANT_REF;
+	v->r.tx_ref = v->r.rx_ref = v->frame_ref = INVALID_GRANT_REF;
 	for (i = 0; i < HV_LRO_SEGS; i++)
 		v->seg_ref[i] = INVALID_GRANT_REF;
 	for (i = 0; i < HV_RX_BUFS; i++)
