@@ -277,7 +277,7 @@ static int hs_be_wait(struct hs_vbd *v, int want, unsigned int ms)
 		if (s == want || kthread_should_stop() ||
 		    time_after(jiffies, end))
 			return s;
-		msleep(10);
+		usleep_range(10000, 20000);
 	}
 }
 
@@ -297,7 +297,7 @@ static void hs_post_taken(struct hs_vbd *v)
 	while (!kthread_should_stop() && time_before(jiffies, end) &&
 	       (s32)(READ_ONCE(v->sring->req_event) -
 		     v->front.req_prod_pvt) <= 0)
-		msleep(10);
+		usleep_range(10000, 20000);
 	hs_reap(v);
 }
 
@@ -321,7 +321,7 @@ static void hs_reconnect_flood(struct hs_vbd *v)
 	/* it writes our Connected once it started us: ours come after */
 	for (i = 0; i < 200 && !kthread_should_stop() &&
 	     READ_ONCE(v->f.xdev->state) != XenbusStateConnected; i++)
-		msleep(10);
+		usleep_range(10000, 20000);
 	while (v->cycles < HS_RECONNECTS && !kthread_should_stop()) {
 		if (live)
 			hs_post_taken(v);
