@@ -107,9 +107,10 @@
 #   10 s, fixed at load): rx_dropped > 0. HV_DRIP_DRAIN_MS=60000 is the
 #   control (must come out bad).
 #   make check
-#   runs no_rx, rx_trickle, rx_drip, tx_prod_jump, lro_gso, lro_mtu,
-#   pool_hog and state_flip (which attaches a vif again) against
-#   xfab_netback only (rx_stall_secs 3).
+#   runs no_rx, rx_trickle, tx_prod_jump, lro_gso (the dom0 panic) and
+#   state_flip (which attaches a vif again) against xfab_netback only
+#   (rx_stall_secs 3); rx_drip, lro_mtu and pool_hog run in check-full,
+#   as make check already takes over twice its goal on a slow day.
 # Topology: dom0 (the backends; brd /dev/ram0, xfab-slow (dm-delay over
 #   it), bridge xenbr0 10.0.0.1/24, for lro_* the veth pair hsveth0 (in
 #   xenbr0) / hsveth1) <-> domU h1 (xfab_hostile only, no other
@@ -214,7 +215,7 @@ fi
 
 # ---- the same frontend as a vif ----
 VIF_CASES=$(hostile_cases "valid no_rx rx_trickle rx_drip tx_bad_gref tx_zero_frag tx_cross_page tx_slot_flood tx_prod_jump kick_storm lro_gso lro_mtu pool_hog state_flip valid" \
-	"no_rx rx_trickle rx_drip tx_prod_jump lro_gso lro_mtu pool_hog state_flip")
+	"no_rx rx_trickle tx_prod_jump lro_gso state_flip")
 # check: xfab_netback only, its stall timer shortened (the stock one,
 # rx_drain_timeout_msecs, is fixed at load); check-full: both, defaults
 NET_BACKENDS="xfab_netback"
