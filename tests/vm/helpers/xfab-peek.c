@@ -108,14 +108,19 @@ static bool planted(const char *va, const char *token)
 	return !memcmp(va, token, tl) && va[tl] == ' ';
 }
 
-static int scan(uint32_t dom, const char *token)
+/*
+ * Map all of DOM's frames read-only, in batches, and look at each page:
+ * print one "scan ..." line, or, with first, stop at the first page
+ * that starts with TOKEN and print "found MFN" ("not found" if none).
+ */
+static int scan(uint32_t dom, const char *token, bool first)
 {
 	xencall_handle *xc = xencall_open(NULL, 0);
 	xenforeignmemory_handle *fm = xenforeignmemory_open(NULL, 0);
 	size_t n = 0, i, j, k, found = 0, good = 0, failed = 0, mapped = 0;
 	size_t tl = strlen(token);
 	double t0, t_map = 0;
-	uint64_t *frames;
+	uint64_t *frames, hit = 0;
 	xen_pfn_t pfns[BATCH];
 	int err[BATCH];
 
@@ -126,7 +131,7 @@ static int scan(uint32_t dom, const char *token)
 	frames = list_frames(xc, dom, &n);
 	if (!frames)
 		return 0;
-	for (i = 0; i < n; i += k) {
+	for (i = 0; i < n && !(first && found); i += k) {
 		char *va;
 
 		k = n - i < BATCH ? n - i : BATCH;
@@ -139,7 +144,7 @@ static int scan(uint32_t dom, const char *token)
 			failed += k;
 			continue;
 		}
-		for (j = 0; j < k; j++) {
+		for (j = 0; j < k && !(first && found); j++) {
 			if (err[j]) {
 				failed++;
 				continue;
@@ -147,45 +152,20 @@ static int scan(uint32_t dom, const char *token)
 			mapped++;
 			if (planted(va + j * PAGE, token)) {
 				found++;
+				hit = frames[i + j];
 				good += xfab_plant_intact((const u8 *)va + j * PAGE,
 							  strtoul(va + j * PAGE + tl + 1, NULL, 10));
 			}
 		}
 		xenforeignmemory_unmap(fm, va, k);
 	}
-	printf("scan frames %zu mapped %zu failed %zu found %zu good %zu map_ms %.0f\n",
-	       n, mapped, failed, found, good, t_map);
-	free(frames);
-	return 0;
-}
-
-static int find(uint32_t dom, const char *token)
-{
-	xencall_handle *xc = xencall_open(NULL, 0);
-	xenforeignmemory_handle *fm = xenforeignmemory_open(NULL, 0);
-	size_t n = 0, i;
-	uint64_t *frames;
-
-	if (!xc || !fm) {
-		perror("xfab-peek: open");
-		return 1;
-	}
-	frames = list_frames(xc, dom, &n);
-	for (i = 0; frames && i < n; i++) {
-		xen_pfn_t pfn = frames[i];
-		int err = 0;
-		char *va = xenforeignmemory_map(fm, dom, PROT_READ, 1, &pfn, &err);
-		bool hit = va && !err && planted(va, token);
-
-		if (va)
-			xenforeignmemory_unmap(fm, va, 1);
-		if (hit) {
-			printf("found %llu\n", (unsigned long long)frames[i]);
-			free(frames);
-			return 0;
-		}
-	}
-	printf("not found\n");
+	if (!first)
+		printf("scan frames %zu mapped %zu failed %zu found %zu good %zu map_ms %.0f\n",
+		       n, mapped, failed, found, good, t_map);
+	else if (found)
+		printf("found %llu\n", (unsigned long long)hit);
+	else
+		printf("not found\n");
 	free(frames);
 	return 0;
 }
@@ -265,14 +245,14 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "plant"))
 		return plant(argv[2], strtoul(argv[3], NULL, 10));
 	if (argc == 4 && !strcmp(argv[1], "scan"))
-		return scan((uint32_t)strtoul(argv[2], NULL, 10), argv[3]);
+		return scan((uint32_t)strtoul(argv[2], NULL, 10), argv[3], false);
 	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "map") &&
 	    (!strcmp(argv[4], "ro") || !strcmp(argv[4], "rw")))
 		return map_one((uint32_t)strtoul(argv[2], NULL, 10),
 			       strtoull(argv[3], NULL, 0), argv[4],
 			       argc == 6 ? argv[5] : NULL);
 	if (argc == 4 && !strcmp(argv[1], "find"))
-		return find((uint32_t)strtoul(argv[2], NULL, 10), argv[3]);
+		return scan((uint32_t)strtoul(argv[2], NULL, 10), argv[3], true);
 	if (argc == 5 && !strcmp(argv[1], "hold"))
 		return hold((uint32_t)strtoul(argv[2], NULL, 10),
 			    strtoull(argv[3], NULL, 0),
