@@ -76,9 +76,9 @@ DEFAULT_SCENARIOS = numbered(SCENARIO_DIR, soaks=False)
 # breakpoint left by live kernel-text patching executed after the patch
 # completed (seen once under TCG in stock TCP code); kernel text is
 # read-only, so no driver can plant one. "exc_debug_kernel": a
-# single-step trap in kernel mode with no debugger attached (seen once
-# under TCG in a domU running only stock drivers, in kmalloc, with TF, DF
-# and NT all set in the interrupted kernel context): corrupted CPU state,
+# single-step trap in kernel mode with no debugger attached (seen under
+# TCG in kmalloc, with TF, DF and NT all set in the interrupted kernel
+# context, until CPU_MODEL dropped CMPXCHG16B): corrupted CPU state,
 # which no driver can cause for another task's kernel context. An
 # oops whose "Modules linked in:" list is empty: a kernel that had loaded
 # no module yet, so none of ours and no frontend (modules here; a domU's
@@ -114,6 +114,17 @@ SCEN_START = re.compile(r"xfab-run: === (\d{3}-[^\s:]+)\s*$")
 # of a BUG that a guest's packets reached through xfab_netback's LRO).
 DOM0_KERNEL = re.compile(r"^\[\s*\d+\.\d+\] ")
 XFAB_MODULES = re.compile(r"Modules linked in:.*\bxfab_")
+# QEMU's CPU model. Nehalem: with "max" nested guests corrupt memory
+# (docs/testbed.md). Without CMPXCHG16B: under QEMU 7.2's TCG a guest's
+# flags now and then came back from that instruction with garbage in
+# them (TF, DF, NT and reserved bits set; by our reading its helper
+# takes the old flags from a stale record of the last flag-setting
+# operation); the next interrupt saved them and the guest kernel took a
+# single-step trap (exc_debug_kernel), or ran on with DF set and
+# corrupted memory. Seen in three domUs on 2026-11-27, each time just
+# after SLUB's per-CPU cmpxchg16b. Xen needs the instruction only for
+# an IOMMU, Linux not at all (it emulates the per-CPU form).
+CPU_MODEL = "Nehalem,-cx16"
 # xpti=false: QEMU's Nehalem model does not claim immunity to Meltdown,
 # so Xen would isolate the page tables of every PV guest and switch them
 # at each guest kernel entry and exit; each switch flushes QEMU's software
@@ -218,7 +229,7 @@ def qemu_cmd(image, workdir, results, vcpus, mem_mb, xen=None, rootfs=None):
     dom0 = f"{image}/vmlinuz {DOM0_CMDLINE} {DOM0_EXTRA}".strip().replace(",", ",,")
     return [
         "qemu-system-x86_64", "-machine", "pc",
-        "-accel", "tcg,thread=multi,tb-size=1024", "-cpu", "Nehalem",
+        "-accel", "tcg,thread=multi,tb-size=1024", "-cpu", CPU_MODEL,
         "-smp", str(vcpus), "-m", str(mem_mb),
         "-display", "none", "-vga", "none", "-monitor", "none", "-parallel", "none", "-no-reboot", "-nic", "none",
         "-serial", f"file:{results}/serial.log",
@@ -357,7 +368,7 @@ def num(v):
 
 
 def run_vm(cmd, chan, args):
-    log("booting Xen + dom0 under QEMU TCG (-cpu Nehalem)")
+    log(f"booting Xen + dom0 under QEMU TCG (-cpu {CPU_MODEL})")
     with open(os.path.join(chan.results, "qemu.log"), "w") as qlog:
         proc = subprocess.Popen(cmd, stdout=qlog, stderr=subprocess.STDOUT)
     t0 = time.time()
@@ -585,7 +596,7 @@ def main():
     log(f"results in {results}")
     image = build_image()
     args.rootfs = os.path.join(build_dkms_root(), "rootfs.img") if args.dkms else None
-    extra = {"qemu": qemu_version(), "accel": "tcg", "cpu_model": "Nehalem",
+    extra = {"qemu": qemu_version(), "accel": "tcg", "cpu_model": CPU_MODEL,
              "vcpus": args.vcpus, "memory_mb": args.memory,
              "image": os.path.basename(image),
              "hypervisor": args.xen or "the image's (Debian's)",
