@@ -6,16 +6,22 @@ Reads RESULTS/scenarios/*.json (figures named b.<set>.<rep>.<workload>.
 writes into RESULTS:
 
   bench.json   every raw value, one record per (set, round, workload, metric)
-  report.md    the machine record, then per workload and metric the median
-               and min-max spread of each set and the xfab/stock ratio of
-               the medians; then the cost per packet and per GB
-  *.png        throughput vs message size, and the ratios (if matplotlib
-               is installed; the report says when it is not)
+  report.md    the machine record; the headline: per workload, each
+               trust-matched pair (PAIRS) as the median of the per-round
+               ratios with a distribution-free 95 % interval and a
+               verdict; the harness's own load (the null run); then per
+               workload and metric the median and min-max spread of each
+               set and the set/stock ratio of the medians; then the cost
+               per packet, per GB, per request and per MiB
+  *.png        throughput vs message size, and the headline ratios with
+               their intervals (if matplotlib is installed; the report
+               says when it is not)
 
 The Markdown table is also printed.
 """
 import glob
 import json
+import math
 import os
 import re
 import statistics
@@ -62,13 +68,33 @@ BLK_MIB_COSTS = [("cpu", "CPU ms / MiB (dom0 + domU)", 1e3),
                  ("irq_dom0", "dom0 interrupts / MiB", 1)]
 # Column order and labels of the driver sets; a set not named here comes
 # after them under its own name, "ref" (the monolithic reference) last.
-SET_LABELS = {"stock": "stock", "xfab": "xfab", "xfabro": "xfab-ro",
+# The headline: per benchmark (the scenario's name after its number),
+# each set against the stock set that does the same work with a guest's
+# data (tests/vm/guest/bench.sh says why these pairs).
+NET_PAIRS = [("xfab", "stocksafe"), ("xfabro", "stock")]
+PAIRS = {"net": NET_PAIRS, "chain": NET_PAIRS,
+         "blk": [("xfab", "stockbig"), ("xfabro", "stockbig")]}
+# The interval's confidence: the report gives the narrowest sign-test
+# interval that reaches it, and says so when the rounds are too few.
+CONFIDENCE = 0.95
+# /proc/stat counts in USER_HZ ticks, 100 a second on x86 Linux.
+USER_HZ = 100
+SET_LABELS = {"stock": "stock", "stocksafe": "stock trusted=0",
+              "stockbig": "stock 256 segs", "xfab": "xfab", "xfabro": "xfab-ro",
               "xfabsp": "xfab split_kb=256", "xfabnp": "xfab poll_us=0",
               "xfabpoll": "xfab rx-usecs 50", "xfabnl": "xfab rx-gro-hw off",
               "xfabdefer": "xfab napi_defer_hard_irqs",
               "xfablend": "xfab rx_lend=256",
               "xfabkick": "xfab tx-usecs 1000"}
-SIZE = re.compile(r"^(tcp_stream|tcp_maerts)_(\d+)K$")
+# Workloads along a size axis: netperf message sizes (bytes, or KiB with
+# K) and IOZone record sizes (KiB).
+SIZE = re.compile(r"^(tcp_stream|tcp_maerts|iozone_write|iozone_read)_(\d+)(K?)$")
+
+
+def size_kib(wl):
+    """The size in a SIZE workload's name, in KiB."""
+    m = SIZE.match(wl)
+    return int(m.group(2)) * (1 if m.group(3) else 1 / 1024)
 
 
 def load(results):
@@ -77,12 +103,14 @@ def load(results):
     for path in sorted(glob.glob(os.path.join(results, "scenarios", "*.json"))):
         with open(path) as f:
             scen = json.load(f)
+        # 901-net -> net: which PAIRS apply
+        bench = os.path.basename(path)[:-5].split("-", 1)[-1]
         for name, value in scen.get("figures", {}).items():
             m = FIG.match(name)
             if m:
-                runs.append({"set": m.group(1), "rep": int(m.group(2)),
-                             "workload": m.group(3), "metric": m.group(4),
-                             "value": float(value)})
+                runs.append({"bench": bench, "set": m.group(1),
+                             "rep": int(m.group(2)), "workload": m.group(3),
+                             "metric": m.group(4), "value": float(value)})
     return runs
 
 
@@ -90,9 +118,19 @@ def derive_costs(runs):
     """Per-packet costs of each (set, rep, workload) that moved packets."""
     by = {}
     for r in runs:
-        by.setdefault((r["set"], r["rep"], r["workload"]), {})[r["metric"]] = r["value"]
+        by.setdefault((r.get("bench", ""), r["set"], r["rep"], r["workload"]),
+                      {})[r["metric"]] = r["value"]
     out = []
-    for (s, rep, wl), m in sorted(by.items()):
+    for (bench, s, rep, wl), m in sorted(by.items()):
+        first = len(out)
+        # CPU seconds: the busy ticks (user, system, irq) of the domain's
+        # own /proc/stat, when no other count was recorded
+        for dom in ("dom0", "domu"):
+            busy = [m.get(f"tick_{t}_{dom}") for t in ("usr", "sys", "irq")]
+            if f"cpu_{dom}" not in m and None not in busy:
+                m[f"cpu_{dom}"] = sum(busy) / USER_HZ
+                out.append({"set": s, "rep": rep, "workload": wl,
+                            "metric": f"cpu_{dom}", "value": m[f"cpu_{dom}"]})
         if "cpu_dom0" in m and "cpu_domu" in m:
             m["cpu"] = m["cpu_dom0"] + m["cpu_domu"]
         if "sectors" in m:
@@ -112,6 +150,8 @@ def derive_costs(runs):
                     out.append({"set": s, "rep": rep, "workload": wl,
                                 "metric": prefix + key,
                                 "value": m[key] * scale / n})
+        for r in out[first:]:
+            r["bench"] = bench
     return out
 
 
@@ -190,12 +230,125 @@ def ratio(stats, a="xfab", b="stock"):
 def workload_order(wl):
     m = SIZE.match(wl)
     if m:
-        return (0, m.group(1), int(m.group(2)))
+        return (0, m.group(1), size_kib(wl))
     return (1, wl, 0)
+
+
+def set_key(s):
+    """Sort key: the sets of SET_LABELS in its order, then the others."""
+    names = list(SET_LABELS)
+    return (names.index(s) if s in names else len(names), s)
 
 
 def label(s):
     return SET_LABELS.get(s, s)
+
+
+def sign_interval(values, confidence=CONFIDENCE):
+    """A distribution-free interval for the median of VALUES: from the
+    k-th smallest to the k-th largest, for the largest k whose coverage
+    (from the binomial count of values below the median) still reaches
+    CONFIDENCE. (low, high, coverage), or None when even min to max falls
+    short: at 95 %, with fewer than 6 values."""
+    n = len(values)
+    xs = sorted(values)
+    best = None
+    for k in range(1, n // 2 + 1):
+        coverage = 1 - 2 * sum(math.comb(n, i) for i in range(k)) / 2 ** n
+        if coverage < confidence:
+            break
+        best = (xs[k - 1], xs[n - k], coverage)
+    return best
+
+
+def paired_ratios(runs, bench, wl, metric, a, b):
+    """Set a's value over set b's, round by round, for the rounds that
+    ran both: a pair shares the round's drift, which a ratio of medians
+    taken over different rounds would not cancel."""
+    by_rep = {}
+    for r in runs:
+        if (r.get("bench") == bench and r["workload"] == wl
+                and r["metric"] == metric and r["set"] in (a, b)):
+            by_rep.setdefault(r["rep"], {})[r["set"]] = r["value"]
+    return [v[a] / v[b] for _, v in sorted(by_rep.items())
+            if a in v and b in v and v[b] > 0]
+
+
+def verdict(iv):
+    """What an interval of ratios (higher is better) says."""
+    if iv is None:
+        return "too few rounds for an interval"
+    if iv[0] <= 1 <= iv[1]:
+        return "no difference"
+    return "higher" if iv[0] > 1 else "lower"
+
+
+def headline_rows(runs):
+    """[(bench, workload, metric, a, b, ratios, median, interval)] for each
+    PAIRS pair that ran a result workload in at least one round."""
+    rows = []
+    keys = sorted({(r.get("bench"), r["workload"], r["metric"]) for r in runs
+                   if r["metric"] in RESULTS},
+                  key=lambda k: (k[0] or "", workload_order(k[1]), k[2]))
+    for bench, wl, metric in keys:
+        for a, b in PAIRS.get(bench, []):
+            ratios = paired_ratios(runs, bench, wl, metric, a, b)
+            if ratios:
+                rows.append((bench, wl, metric, a, b, ratios,
+                             statistics.median(ratios), sign_interval(ratios)))
+    return rows
+
+
+def headline(runs):
+    """The headline tables ('' when no pair ran)."""
+    rows = headline_rows(runs)
+    if not rows:
+        return ""
+    pct = f"{CONFIDENCE * 100:.0f} %"
+    lines = ["## Headline: trust-matched pairs", "",
+             "Per round, the set's result over its partner's in the same "
+             "round; the median of those ratios, the sign-test interval "
+             f"that holds the true median with at least {pct} confidence "
+             "(its actual coverage after it), and the verdict: higher or "
+             "lower when the interval excludes 1, no difference when it "
+             "holds 1. xfab against stock trusted=0: both copy what a "
+             "guest sends (network); xfab-ro against stock: both grant it "
+             "in place; block: both against stock with 1 MiB requests.", ""]
+    body = []
+    for bench, wl, metric, a, b, ratios, med, iv in rows:
+        ivs = "-" if iv is None else \
+            f"{iv[0]:.2f}-{iv[1]:.2f} ({iv[2] * 100:.1f} %)"
+        body.append([bench, wl, RESULTS[metric], f"{label(a)} / {label(b)}",
+                     str(len(ratios)), f"{med:.2f}", ivs, verdict(iv)])
+    lines += md_rows(["bench", "workload", "metric", "pair", "rounds",
+                      "median ratio", "interval", "verdict"], body)
+    return "\n".join(lines) + "\n" + harness_load(runs)
+
+
+def harness_load(runs):
+    """The null run per set: the share of each domain's vCPU time that was
+    busy while the harness alone ran ('' without null runs)."""
+    busy = {}
+    for r in runs:
+        m = re.match(r"share\.(dom0|domu)\.(usr|sys|irq)$", r["metric"])
+        if r["workload"] == "null" and m:
+            key = (r["set"], r["rep"], m.group(1))
+            busy[key] = busy.get(key, 0) + r["value"]
+    if not busy:
+        return ""
+    sets = sorted({k[0] for k in busy}, key=set_key)
+    rows = []
+    for s in sets:
+        cells = []
+        for dom in ("dom0", "domu"):
+            v = [x for (s2, _, d), x in busy.items() if s2 == s and d == dom]
+            cells.append(f"{statistics.median(v):.1f}" if v else "-")
+        rows.append([label(s)] + cells)
+    lines = ["", "The harness alone (null run: the snapshots and the agent's "
+             "round trip around a sleep), percent of each domain's vCPU "
+             "time busy (user + system + irq), medians over rounds:", ""]
+    lines += md_rows(["set", "dom0 busy %", "domU busy %"], rows)
+    return "\n".join(lines) + "\n"
 
 
 def md_rows(head, rows):
@@ -212,14 +365,16 @@ def driver_sets(summary):
     return known + sorted(seen - set(known))
 
 
-def table(summary, machine):
+def table(summary, machine, head_md=""):
     sets = driver_sets(summary)
     head = ["workload", "metric", "stock"]
     for s in sets:
         head += [label(s), label(s) + "/stock"]
     head.append("reference")
-    lines = ["# xfab benchmark", "", "Machine: " + machine, "",
-             "Median [min-max] over rounds, n = rounds; ratio = the set's median / stock median.",
+    lines = ["# xfab benchmark", "", "Machine: " + machine, ""]
+    if head_md:
+        lines += [head_md, "## Every set", ""]
+    lines += ["Median [min-max] over rounds, n = rounds; ratio = the set's median / stock median.",
              "Block: xfab = the xfab pair in default trust (writes copied through the "
              "frontend's pool), xfab-ro = relaxed trust (writes read in place); "
              "split_kb=256 and poll_us=0 are experiments on xfab. Network: rx-usecs 50 = the xfab pair "
@@ -293,7 +448,38 @@ def machine_record(results):
             f"(cpu {m.get('cpu_model', '?')})")
 
 
-def plots(summary, results):
+def size_plot(plt, summary, path, kinds, unit, xlabel):
+    """Median result against size, a line per set and the reference as
+    "monolithic"; False (and no file) when no workload has a size axis."""
+    pts = {}
+    for (wl, metric), st in summary.items():
+        m = SIZE.match(wl)
+        if metric == unit and m:
+            for s, stats in st.items():
+                pts.setdefault((m.group(1), s), []).append((size_kib(wl), stats[0]))
+    if not pts:
+        return False
+    styles = ["o--", "s-", "^-.", "v:", "D-", "x--", "*-"]
+    fig, axes = plt.subplots(1, len(kinds), figsize=(5 * len(kinds), 4), sharey=True)
+    for ax, (kind, title) in zip(axes, kinds):
+        sets = sorted({s for k, s in pts if k == kind}, key=set_key)
+        for i, s in enumerate(sets):
+            xy = sorted(pts[(kind, s)])
+            ax.plot([p[0] for p in xy], [p[1] for p in xy], styles[i % len(styles)],
+                    label="monolithic (in the domU)" if s == "ref" else label(s))
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel(xlabel)
+        ax.set_title(title)
+        if sets:
+            ax.legend(fontsize=7)
+    axes[0].set_ylabel(f"{RESULTS[unit]} (median)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True
+
+
+def plots(summary, results, hrows):
     """PNG plots; returns the file names, or a reason there are none."""
     try:
         import matplotlib
@@ -302,39 +488,29 @@ def plots(summary, results):
     except ImportError:
         return "no plots: python3-matplotlib is not installed"
     made = []
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
-    for ax, kind, title in ((axes[0], "tcp_stream", "TCP_STREAM domU -> dom0"),
-                            (axes[1], "tcp_maerts", "TCP_MAERTS dom0 -> domU")):
-        for s, style in (("stock", "o--"), ("xfab", "s-")):
-            pts = sorted((int(SIZE.match(wl).group(2)), st[s][0])
-                         for (wl, metric), st in summary.items()
-                         if metric == "mbit" and SIZE.match(wl)
-                         and SIZE.match(wl).group(1) == kind and s in st)
-            if pts:
-                ax.plot([p[0] for p in pts], [p[1] for p in pts], style, label=s)
-        ref = summary.get(("loopback_16K", "mbit"), {}).get("ref")
-        if ref:
-            ax.axhline(ref[0], color="grey", linestyle=":", label="loopback (ref)")
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("message size (KiB)")
-        ax.set_title(title)
-        ax.legend()
-    axes[0].set_ylabel("Mbit/s (median)")
-    fig.tight_layout()
-    fig.savefig(os.path.join(results, "net_throughput.png"), dpi=100)
-    plt.close(fig)
-    made.append("net_throughput.png")
+    for name, kinds, unit, xlabel in (
+            ("net_throughput.png", (("tcp_stream", "TCP_STREAM domU -> dom0"),
+                                    ("tcp_maerts", "TCP_MAERTS dom0 -> domU")),
+             "mbit", "message size (KiB)"),
+            ("iozone.png", (("iozone_write", "IOZone write"),
+                            ("iozone_read", "IOZone read")),
+             "mib_s", "record size (KiB)")):
+        if size_plot(plt, summary, os.path.join(results, name), kinds, unit, xlabel):
+            made.append(name)
 
-    bars = [(wl, ratio(st)) for (wl, metric), st in sorted(
-        summary.items(), key=lambda kv: workload_order(kv[0][0]))
-        if metric in RESULTS and ratio(st) != "-"]
-    if bars:
-        fig, ax = plt.subplots(figsize=(max(6, len(bars) * 0.8), 4))
-        ax.bar(range(len(bars)), [float(b[1]) for b in bars])
+    if hrows:
+        # one point per headline row: the median ratio, and its interval
+        # as an error bar (none where the rounds were too few)
+        fig, ax = plt.subplots(figsize=(max(6, len(hrows) * 0.6), 4.5))
+        for i, (_, _, _, _, _, _, med, iv) in enumerate(hrows):
+            err = [[med - iv[0]], [iv[1] - med]] if iv else None
+            ax.errorbar([i], [med], yerr=err, fmt="o", capsize=4,
+                        color="black" if iv else "grey")
         ax.axhline(1.0, color="grey", linestyle=":")
-        ax.set_xticks(range(len(bars)))
-        ax.set_xticklabels([b[0] for b in bars], rotation=45, ha="right")
-        ax.set_ylabel("xfab / stock (medians)")
+        ax.set_xticks(range(len(hrows)))
+        ax.set_xticklabels([f"{r[1]} {label(r[3])}/{label(r[4])}" for r in hrows],
+                           rotation=60, ha="right", fontsize=7)
+        ax.set_ylabel("per-round ratio (median, interval)")
         fig.tight_layout()
         fig.savefig(os.path.join(results, "ratios.png"), dpi=100)
         plt.close(fig)
@@ -353,8 +529,8 @@ def main(argv):
     with open(os.path.join(results, "bench.json"), "w") as f:
         json.dump(runs, f, indent=1)
     summary = summarize(runs)
-    md = table(summary, machine_record(results))
-    made = plots(summary, results)
+    md = table(summary, machine_record(results), headline(runs))
+    made = plots(summary, results, headline_rows(runs))
     md += "\n" + (made if isinstance(made, str) else
                   "Plots: " + ", ".join(made)) + "\n"
     with open(os.path.join(results, "report.md"), "w") as f:

@@ -1,15 +1,28 @@
 #!/bin/bash
 # `make bench` (and `make bench-quick`): the appliance benchmark. Boots the
-# nested testbed once, runs tests/bench/scenarios (each alternates the
-# stock and the xfab driver pairs, BENCH_REPEATS rounds), then writes the
-# report (tests/bench/report.py) into results/bench-<time>/ and prints it.
+# nested testbed once, runs tests/bench/scenarios (each runs every driver
+# set once per round, in an order rotated each round, BENCH_REPEATS
+# rounds), then writes the report (tests/bench/report.py) into
+# results/bench-<time>/ and prints it.
 #
 #   tests/bench/run.sh [--quick] [run.py options]
 #
-# Environment: BENCH_SECS (seconds per run, 10), BENCH_REPEATS (rounds, 3),
-# BENCH_SIZES (netperf message sizes, "1K 16K 64K"), BENCH_D2 (1: also
-# the second domU and the domU-to-domU run). --quick is a first look in a
-# few minutes: one round, 4 s runs, 16K messages only, one domU.
+# Environment (each checked here, before the testbed boots, and passed to
+# the scenarios; docs/bench.md says what each does):
+#   BENCH_SECS      seconds per measured run (10; --quick 4)
+#   BENCH_REPEATS   rounds (3; --quick 1)
+#   BENCH_SIZES     netperf message sizes, bytes or KiB ("1K 16K 64K";
+#                   --quick "16K")
+#   BLK_RECORDS     IOZone record sizes in KiB ("1024")
+#   BENCH_D2        1: also the second domU and the domU-to-domU run
+#                   (1; --quick 0)
+#   BENCH_SETS      network sets (tests/vm/guest/bench.sh, BENCH_NET_SETS)
+#   BLK_SETS        block sets (BENCH_BLK_SETS there)
+#   BENCH_KICK_US, BENCH_DEFER, BENCH_FLUSH_NS, BLK_POLL_US: the settings
+#                   of the xfabkick, xfabdefer and xfab block sets
+#   BLK_FE_KARGS    domU kernel arguments for every block set
+# --quick is a first look in minutes: one round, 4 s runs, 16K messages
+# only, one domU.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 secs=${BENCH_SECS:-10} reps=${BENCH_REPEATS:-3} sizes=${BENCH_SIZES:-"1K 16K 64K"} d2=${BENCH_D2:-1}
@@ -17,18 +30,41 @@ if [ "${1:-}" = --quick ]; then
 	shift
 	secs=${BENCH_SECS:-4} reps=${BENCH_REPEATS:-1} sizes=${BENCH_SIZES:-16K} d2=${BENCH_D2:-0}
 fi
+bad() { echo "bench: $*" >&2; exit 2; }
+# the set names and bench_check_sets (after the settings above are read:
+# it gives unset ones its own defaults)
+. tests/vm/guest/bench.sh
 for v in "$secs" "$reps"; do
-	[[ "$v" =~ ^[1-9][0-9]*$ ]] || { echo "bench: BENCH_SECS and BENCH_REPEATS must be positive integers (got '$v')" >&2; exit 2; }
+	[[ "$v" =~ ^[1-9][0-9]*$ ]] || bad "BENCH_SECS and BENCH_REPEATS must be positive integers (got '$v')"
 done
-[[ "$d2" =~ ^[01]$ ]] || { echo "bench: BENCH_D2 must be 0 or 1 (got '$d2')" >&2; exit 2; }
-[[ "$sizes" =~ ^[0-9]+K( [0-9]+K)*$ ]] || { echo "bench: BENCH_SIZES must be sizes like '1K 16K 64K' (got '$sizes')" >&2; exit 2; }
+[[ "$d2" =~ ^[01]$ ]] || bad "BENCH_D2 must be 0 or 1 (got '$d2')"
+[[ "$sizes" =~ ^[1-9][0-9]*K?( [1-9][0-9]*K?)*$ ]] ||
+	bad "BENCH_SIZES must be message sizes in bytes or KiB, like '512 1K 16K 64K' (got '$sizes')"
+[[ "${BLK_RECORDS:-1024}" =~ ^[1-9][0-9]*( [1-9][0-9]*)*$ ]] ||
+	bad "BLK_RECORDS must be IOZone record sizes in KiB, like '4 64 1024 4096' (got '$BLK_RECORDS')"
+net_sets=${BENCH_SETS:-$BENCH_NET_DEFAULT} blk_sets=${BLK_SETS:-$BENCH_BLK_DEFAULT}
+why=$(bench_check_sets net "$net_sets") || bad "BENCH_SETS: $why"
+why=$(bench_check_sets blk "$blk_sets") || bad "BLK_SETS: $why"
+envs=(--env "BENCH_SECS=$secs" --env "BENCH_REPEATS=$reps" --env "BENCH_SIZES=$sizes"
+	--env "BENCH_D2=$d2" --env "BENCH_SETS=$net_sets" --env "BLK_SETS=$blk_sets"
+	--env "BLK_RECORDS=${BLK_RECORDS:-1024}")
+for k in BENCH_KICK_US BENCH_DEFER BENCH_FLUSH_NS BLK_POLL_US; do
+	[ -n "${!k:-}" ] || continue
+	[[ "${!k}" =~ ^[0-9]+$ ]] || bad "$k must be a number (got '${!k}')"
+	envs+=(--env "$k=${!k}")
+done
+if [ -n "${BLK_FE_KARGS:-}" ]; then
+	[[ "$BLK_FE_KARGS" =~ ^[A-Za-z0-9_.=,\ -]+$ ]] ||
+		bad "BLK_FE_KARGS must be kernel arguments like 'module.param=value' (got '$BLK_FE_KARGS')"
+	envs+=(--env "BLK_FE_KARGS=$BLK_FE_KARGS")
+fi
 
 tests/vm/deps.sh python3-matplotlib
-echo "[bench] $reps round(s) of stock and xfab, ${secs}s per run, message sizes: $sizes"
+echo "[bench] $reps round(s), ${secs}s per run; network sets: $net_sets" \
+	"(message sizes $sizes); block sets: $blk_sets"
 rc=0
 tests/vm/run.py --scenario-dir tests/bench/scenarios --tag bench \
-	--scen-timeout 3600 --env "BENCH_SECS=$secs" --env "BENCH_REPEATS=$reps" \
-	--env "BENCH_SIZES=$sizes" --env "BENCH_D2=$d2" "$@" || rc=$?
+	--scen-timeout 3600 "${envs[@]}" "$@" || rc=$?
 last=$(ls -td results/bench-*/ | head -n 1)
 echo
 # Debian's python3, where deps.sh installed matplotlib (a python3 earlier

@@ -677,6 +677,122 @@ class BenchReportTest(unittest.TestCase):
         self.assertIn("no benchmark figures", str(e.exception.code))
 
 
+class BenchPairingTest(unittest.TestCase):
+    """report.py's paired ratios, interval and verdict; bench.sh's round
+    order and set checks; run.sh's refusal of what it does not know."""
+
+    BENCH_SH = os.path.join(HERE, "..", "vm", "guest", "bench.sh")
+    RUN_SH = os.path.join(HERE, "..", "bench", "run.sh")
+
+    def bash(self, script):
+        import subprocess
+        return subprocess.run(["bash", "-c", f'. "{self.BENCH_SH}"; ' + script],
+                              capture_output=True, text=True)
+
+    def test_sign_interval_known_inputs(self):
+        # 7 values: only min..max reaches 95 % (1 - 2/128 = 98.4 %)
+        self.assertEqual(report.sign_interval([5, 1, 7, 3, 2, 6, 4]),
+                         (1, 7, 1 - 2 / 128))
+        # 10 values: the 2nd to the 9th (1 - 2 * 11/1024 = 97.9 %)
+        self.assertEqual(report.sign_interval(list(range(10, 0, -1))),
+                         (2, 9, 1 - 22 / 1024))
+        # 5 values: min..max holds only 93.75 %: no 95 % interval
+        self.assertIsNone(report.sign_interval([1, 2, 3, 4, 5]))
+
+    def test_ratios_pair_within_rounds(self):
+        runs = [{"bench": "net", "set": s, "rep": rep, "workload": "tcp_rr",
+                 "metric": "trans_s", "value": v}
+                for s, rep, v in [("xfab", 1, 200), ("stocksafe", 1, 100),
+                                  ("xfab", 2, 90), ("stocksafe", 2, 100),
+                                  ("xfab", 3, 500)]]
+        runs.append({"bench": "blk", "set": "stocksafe", "rep": 3,
+                     "workload": "tcp_rr", "metric": "trans_s", "value": 1})
+        self.assertEqual(report.paired_ratios(runs, "net", "tcp_rr", "trans_s",
+                                              "xfab", "stocksafe"), [2.0, 0.9])
+
+    def test_verdicts(self):
+        self.assertEqual(report.verdict((0.9, 1.2, 0.98)), "no difference")
+        self.assertEqual(report.verdict((1.01, 1.2, 0.98)), "higher")
+        self.assertEqual(report.verdict((0.5, 0.99, 0.98)), "lower")
+        self.assertEqual(report.verdict(None), "too few rounds for an interval")
+
+    def write_rounds(self, res, pairs):
+        os.makedirs(os.path.join(res, "scenarios"))
+        figs = {}
+        for rep, (safe, xf, st, ro) in enumerate(pairs, 1):
+            figs[f"b.stocksafe.{rep}.tcp_stream_16K.mbit"] = safe
+            figs[f"b.xfab.{rep}.tcp_stream_16K.mbit"] = xf
+            figs[f"b.stock.{rep}.tcp_stream_16K.mbit"] = st
+            figs[f"b.xfabro.{rep}.tcp_stream_16K.mbit"] = ro
+            for t, v in zip(["usr", "sys", "irq", "idle", "steal"], [5, 10, 5, 80, 0]):
+                figs[f"b.xfab.{rep}.null.tick_{t}_dom0"] = v
+                figs[f"b.xfab.{rep}.null.tick_{t}_domu"] = v // 5 if t != "idle" else 96
+        with open(os.path.join(res, "scenarios", "901-net.json"), "w") as f:
+            json.dump({"name": "901-net", "status": "PASS", "figures": figs}, f)
+
+    def test_headline_pairs_intervals_and_harness_load(self):
+        with tempfile.TemporaryDirectory() as res:
+            # xfab beats stocksafe in every round; xfabro and stock swap
+            self.write_rounds(res, [(100, 130, 200, 210), (90, 120, 220, 200),
+                                    (110, 150, 210, 230), (100, 125, 190, 180),
+                                    (95, 130, 200, 205), (105, 140, 215, 200),
+                                    (100, 120, 205, 210)])
+            with redirect_stdout(io.StringIO()) as out:
+                self.assertEqual(report.main(["report.py", res]), 0)
+            out = out.getvalue()
+            with open(os.path.join(res, "bench.json")) as f:
+                raw = json.load(f)
+        rows = [ln for ln in out.splitlines() if ln.startswith("| net | tcp_stream_16K |")]
+        self.assertEqual(len(rows), 2)
+        self.assertIn("| xfab / stock trusted=0 | 7 | 1.33 | 1.20-1.37 (98.4 %) | higher |",
+                      rows[0])
+        self.assertIn("| xfab-ro / stock | 7 | 1.02 | 0.91-1.10 (98.4 %) | no difference |",
+                      rows[1])
+        load = [ln for ln in out.splitlines() if ln.startswith("| xfab | ")][-1]
+        self.assertEqual(load, "| xfab | 20.0 | 4.0 |")
+        # CPU seconds from the ticks: 20 busy ticks of dom0 = 0.2 s
+        cpu = [r for r in raw if r["metric"] == "cpu_dom0" and r["workload"] == "null"]
+        self.assertEqual({r["value"] for r in cpu}, {0.2})
+
+    def test_sizes_in_bytes_or_kib_sort_by_size(self):
+        wls = ["tcp_stream_64K", "tcp_stream_1K", "tcp_stream_512", "iozone_write_4K",
+               "iozone_write_1024K", "tcp_rr"]
+        self.assertEqual(sorted(wls, key=report.workload_order),
+                         ["iozone_write_4K", "iozone_write_1024K", "tcp_stream_512",
+                          "tcp_stream_1K", "tcp_stream_64K", "tcp_rr"])
+        self.assertEqual(report.size_kib("tcp_stream_512"), 0.5)
+
+    def test_rounds_rotate_as_a_latin_square(self):
+        out = self.bash('for r in 1 2 3 4; do echo $(bench_order "a b c" $r); done').stdout
+        self.assertEqual(out.split("\n")[:4], ["a b c", "b c a", "c a b", "a b c"])
+        out = self.bash('for r in 1 2; do echo $(bench_order "stock xfab" $r); done').stdout
+        self.assertEqual(out.split("\n")[:2], ["stock xfab", "xfab stock"])
+
+    def test_set_lists_checked(self):
+        ok = self.bash('bench_check_sets net "stocksafe xfab xfabpoll"')
+        self.assertEqual((ok.returncode, ok.stdout), (0, ""))
+        for kind, sets, why in (("net", "stock xfabsp", "unknown net set 'xfabsp'"),
+                                ("blk", "stockbig xfab stockbig", "'stockbig' named twice"),
+                                ("blk", " ", "no blk set named")):
+            r = self.bash(f'bench_check_sets {kind} "{sets}"')
+            self.assertEqual(r.returncode, 1)
+            self.assertIn(why, r.stdout)
+
+    def test_run_sh_refuses_unknown_settings_before_booting(self):
+        import subprocess
+        for env, why in ((("BENCH_SETS", "stock xfabfast"), "unknown net set 'xfabfast'"),
+                         (("BLK_SETS", "stock,xfab"), "unknown blk set 'stock,xfab'"),
+                         (("BLK_POLL_US", "fast"), "BLK_POLL_US must be a number"),
+                         (("BENCH_REPEATS", "0"), "positive integers"),
+                         (("BENCH_SIZES", "0.5K 16K"), "bytes or KiB"),
+                         (("BLK_RECORDS", "4K 1M"), "record sizes in KiB")):
+            r = subprocess.run(["bash", self.RUN_SH], capture_output=True, text=True,
+                               env={**os.environ, env[0]: env[1]}, timeout=30)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn(why, r.stderr)
+            self.assertNotIn("[bench]", r.stdout)
+
+
 if __name__ == "__main__":
     result = unittest.main(exit=False, verbosity=2).result
     bad = len(result.failures) + len(result.errors)

@@ -1,26 +1,30 @@
 #!/bin/bash
-# 901 network benchmark, stock pair vs xfab pair
+# 901 network benchmark, stock pairs vs xfab pairs, trust-matched
 # Objective: the raw figures of `make bench` for the network: netperf
 #   TCP_STREAM (domU -> dom0) and TCP_MAERTS (dom0 -> domU) at each of
 #   BENCH_SIZES, TCP_RR, UDP_STREAM with 64-byte messages each way
 #   (packets/s as the receiver counted them), TCP_STREAM d1 -> d2
 #   through dom0's bridge, TCP_STREAM 16K from d1 with its TSO and GSO
 #   off (one packet per TCP segment: what xfab_netback's LRO merges;
-#   for the xfab pair also with LRO off, as set xfabnl), and TCP_STREAM
-#   over loopback inside d1 (the "monolithic" reference, no driver
-#   involved). Cost counters around every run. The stock/xfab
-#   alternation repeats BENCH_REPEATS times so that drift hits both
-#   alike. BENCH_SETS may add xfabpoll: the xfab pair with the
-#   backend's in-ring polling on (ethtool -C rx-usecs 50; off by
-#   default), xfabro: the xfab pair in relaxed trust (the guests grant
-#   TX pages in place, as xen-netfront does, instead of copying them
-#   into the bounce pool), xfablend: the guests lend RX pool pages to
-#   their stack instead of copying (xfab_netfront.rx_lend=256),
-#   xfabkick: xfab_netback notifies a guest of packets for it at most
-#   once per BENCH_KICK_US (1000; ethtool -C tx-usecs), and
-#   xfabdefer: the guest's NAPI defers RX interrupts
-#   (napi_defer_hard_irqs BENCH_DEFER, 2, and gro_flush_timeout
-#   BENCH_FLUSH_NS, 50000). Fails only if a workload does not run.
+#   for the xfab pair also with LRO off, as set xfabnl), TCP_STREAM
+#   over loopback inside d1 at each size (the "monolithic" reference,
+#   no driver involved), and a null run (the harness's snapshots around a sleep:
+#   what the harness itself costs). Cost counters around every run.
+#   Every round runs every set of BENCH_SETS, in an order rotated each
+#   round (bench.sh's bench_order). The default sets are two
+#   trust-matched pairs: stocksafe (xen-netfront with trusted=0: it
+#   bounces TX and RX through private pages) against xfab (default
+#   trust: TX copied into the bounce pool), and stock (TX granted in
+#   place) against xfabro (relaxed trust: TX granted in place). More
+#   sets are experiments on the xfab pair: xfabpoll (the backend's
+#   in-ring polling on: ethtool -C rx-usecs 50), xfablend (the guests
+#   lend RX pool pages to their stack: xfab_netfront.rx_lend=256,
+#   which lends only under relaxed trust), xfabkick (xfab_netback
+#   notifies a guest at most once per BENCH_KICK_US, 1000; ethtool -C
+#   tx-usecs) and xfabdefer (the guest's NAPI defers RX interrupts:
+#   napi_defer_hard_irqs BENCH_DEFER, 2, and gro_flush_timeout
+#   BENCH_FLUSH_NS, 50000). Fails only if a workload does not run or a
+#   set's setting did not reach its driver.
 # Topology: dom0 (the set's backend, bridge xenbr0 10.0.0.1/24, netserver)
 #   <-> d1 (10.0.0.2/24, 2 vCPUs) and d2 (10.0.0.3/24, 1 vCPU; not with
 #   BENCH_D2=0), both with the set's frontend.
@@ -40,7 +44,7 @@ np() {
 # dom0 -> d1 (udp_64_in): the second result line is the receiving
 # netserver's: secs, messages.
 np_udp() {
-	local set=$1 rep=$2 wl=udp_64 out v
+	local set=$1 rep=$2 wl=udp_64 out
 	if [ "${3:-}" = in ]; then
 		wl=udp_64_in
 		out=$(bench_measure "$set" "$rep" $wl d1 \
@@ -49,10 +53,7 @@ np_udp() {
 		out=$(bench_measure "$set" "$rep" $wl d1 \
 			"netperf -H 10.0.0.1 -t UDP_STREAM -l $BENCH_SECS -P 0 -- -m 64") || exit $?
 	fi
-	log "$set/$rep $wl: $(echo "$out" | tr '\n' ' ')"
-	v=$(echo "$out" | awk '$1 !~ /^[0-9]/ { next } NF >= 5 { s = 1; next } s && NF >= 4 && $2 > 0 { printf "%.1f", $3 / $2; exit }')
-	[ -n "$v" ] || fail "$set rep $rep $wl: no receiver line in netperf output"
-	rec "$set" "$rep" $wl rx_pps "$v"
+	netperf_udp_rec "$set" "$rep" "$wl" "$out"
 }
 
 # TCP_STREAM 16K with d1's segment offloads off; for the xfab pair also
@@ -70,45 +71,25 @@ np_nogso() {
 	domu_must d1 30 "ethtool -K eth0 tso on gso on" >/dev/null || exit $?
 }
 
-# xfabro's paused-domain hook: the toolstack relaxes the trust of the
-# guest's vif 0 (TX pages granted in place, not copied into the pool).
-net_relax_hook() {
-	xenstore-write "/local/domain/$1/device/vif/0/xfab-trust" relaxed
-}
-
 bench_net_set() {
-	local set=$1 rep=$2 fe s id kargs="" hook=""
+	local set=$1 rep=$2 fe s kargs hook
 	fe=$(bench_frontend "$set")
+	kargs=$(bench_net_kargs "$set")
+	hook=$(bench_net_hook "$set")
 	net_use_backend "$(bench_backend "$set")"
-	# xfablend: the guests lend RX pool pages rather than copy
-	[ "$set" = xfablend ] && kargs=xfab_netfront.rx_lend=256
-	[ "$set" = xfabro ] && hook=net_relax_hook
 	domu_start d1 --mods "$fe" --vcpus 2 --kargs "$kargs" ${hook:+--paused-hook $hook}
 	[ "$BENCH_D2" = 1 ] &&
 		domu_start d2 --mods "$fe" --vcpus 1 --ip 10.0.0.3/24 --mac 00:16:3e:00:00:03 \
 			--kargs "$kargs" ${hook:+--paused-hook $hook}
 	for s in $(xl list | awk 'NR > 2 { print $1 }'); do
-		id=$(domu_id $s)
-		[ "$(net_driver "vif$id.0")" = "$(bench_backend "$set" | tr - _)" ] ||
-			fail "$set: $s's vif is not driven by $(bench_backend "$set")"
-		[ "$(net_driver eth0 $s)" = "$(echo "$fe" | tr - _)" ] ||
-			fail "$set: $s's eth0 is not driven by $fe"
-		domu_must $s 10 "netserver >/dev/null 2>&1" >/dev/null || exit $?
-		# xfabpoll: the xfab pair with the backend's in-ring polling
-		[ "$set" = xfabpoll ] && must ethtool -C "vif$id.0" rx-usecs 50
-		# xfabkick: notifications to the guest at least this far apart
-		[ "$set" = xfabkick ] && must ethtool -C "vif$id.0" tx-usecs "${BENCH_KICK_US:-1000}"
-		if [ "$set" = xfabro ]; then
-			domu_must $s 10 "grep -h '^tx: ids' /sys/kernel/debug/xfab_netfront/eth0/q*" |
-				grep -q "granted in place" || fail "xfabro: $s does not grant TX in place"
-		fi
-		# xfabdefer: the guest's NAPI keeps RX interrupts off for
-		# BENCH_DEFER empty polls, BENCH_FLUSH_NS apart
-		[ "$set" = xfabdefer ] && domu_must $s 10 \
-			"echo ${BENCH_DEFER:-2} > /sys/class/net/eth0/napi_defer_hard_irqs && echo ${BENCH_FLUSH_NS:-50000} > /sys/class/net/eth0/gro_flush_timeout" >/dev/null
+		bench_net_ready "$set" "$s"
 	done
 	wait_for 30 ping -c 1 -W 1 10.0.0.2 || fail "$set: d1 does not answer ping"
 	local T=$BENCH_SECS size
+	# The harness alone: the same snapshots and agent round trip around
+	# a run that moves nothing, so the report shows what the harness
+	# costs each domain in a window.
+	bench_measure "$set" "$rep" null d1 "sleep $T" >/dev/null || exit $?
 	for size in $BENCH_SIZES; do
 		np "$set" "$rep" "tcp_stream_$size" mbit "-H 10.0.0.1 -t TCP_STREAM -l $T -P 0 -f m -- -m $size"
 		np "$set" "$rep" "tcp_maerts_$size" mbit "-H 10.0.0.1 -t TCP_MAERTS -l $T -P 0 -f m -- -m $size"
@@ -119,9 +100,12 @@ bench_net_set() {
 	np_nogso "$set" "$rep"
 	[ "$BENCH_D2" = 1 ] &&
 		np "$set" "$rep" d1_to_d2_16K mbit "-H 10.0.0.3 -t TCP_STREAM -l $T -P 0 -f m -- -m 16K"
-	# The reference does not depend on the set: measure it once a round.
+	# The reference does not depend on the set: measure it once a round,
+	# at every size (the "monolithic" curve).
 	if [ "$set" = "${BENCH_SETS%% *}" ]; then
-		np ref "$rep" loopback_16K mbit "-H 127.0.0.1 -t TCP_STREAM -l $T -P 0 -f m -- -m 16K"
+		for size in $BENCH_SIZES; do
+			np ref "$rep" "tcp_stream_$size" mbit "-H 127.0.0.1 -t TCP_STREAM -l $T -P 0 -f m -- -m $size"
+		done
 	fi
 	for s in $(xl list | awk 'NR > 2 { print $1 }'); do
 		domu_destroy "$s" >/dev/null
@@ -129,6 +113,7 @@ bench_net_set() {
 	wait_for 30 sh -c "! ls /sys/class/net | grep -q '^vif'" || fail "vifs left after destroying the domUs"
 }
 
+why=$(bench_check_sets net "$BENCH_SETS") || fail "BENCH_SETS: $why"
 pgrep -x netserver >/dev/null || netserver >/dev/null 2>&1 || fail "netserver would not start in dom0"
 log "bench: $BENCH_REPEATS rounds of '$BENCH_SETS', ${BENCH_SECS}s runs, sizes $BENCH_SIZES"
 bench_rounds "$BENCH_SETS" bench_net_set

@@ -1,20 +1,26 @@
 #!/bin/bash
-# 902 block benchmark, stock pair vs xfab pair (copy, and in place)
+# 902 block benchmark, stock pairs vs xfab pairs (copy, and in place)
 # Objective: the raw figures of `make bench` for the block drivers, on a
 #   dom0 RAM disk lent to the domU: fio sequential write and read (1 MiB,
 #   iodepth 4, and iodepth 1: one request at a time, as IOZone issues
 #   them), fio 4 KiB random read at iodepth 32 (IOPS), and IOZone
-#   (O_DIRECT, 1 MiB records) on ext4 on that disk; the same fio and
-#   IOZone on a RAM disk inside the domU are the "monolithic" reference.
-#   Three sets: stock (xen-blkfront/xen-blkback), xfab (the xfab pair,
+#   (O_DIRECT) on ext4 on that disk at each record size of BLK_RECORDS
+#   (KiB, default 1024); the same fio and IOZone on a RAM disk inside
+#   the domU are the "monolithic" reference.
+#   Every round runs every set of BLK_SETS, in an order rotated each
+#   round. Default sets: stock (xen-blkfront/xen-blkback), stockbig
+#   (xen-blkfront with max_indirect_segments=256: 1 MiB requests, as
+#   xfab sends, where stock's default is 128 KiB), xfab (the xfab pair,
 #   default trust: writes copied through the frontend's pool) and xfabro
-#   (the xfab pair with xfab-trust=relaxed: writes read in place). Two
-#   more sets are experiments, run only when BLK_SETS names them: xfabsp
-#   (xfab with xfab_blkfront.split_kb=256: lone large requests in parts)
-#   and xfabnp (xfab with xfab_blkback.poll_us=0: no in-ring polling). Cost
-#   counters around every run (requests from the domU's diskstats, grant
-#   map/unmap hypercalls and notifications from the xfab counters,
-#   interrupts both sides). Fails only if a workload does not run.
+#   (the xfab pair with xfab-trust=relaxed: writes read in place). More
+#   sets, run only when BLK_SETS names them: stocksafe (xen-blkfront with
+#   trusted=0: it copies through pages of its own), xfabsp
+#   (xfab_blkfront.split_kb=256: lone large requests in parts) and xfabnp
+#   (xfab_blkback.poll_us=0: no in-ring polling). Cost counters around
+#   every run (requests from the domU's diskstats, grant map/unmap
+#   hypercalls and notifications from the xfab counters, interrupts and
+#   /proc/stat ticks both sides). Fails only if a workload does not run
+#   or a set's setting did not reach its driver.
 # Topology: dom0 (the set's backend; brd /dev/ram0, BLK_SIZE_MB) <->
 #   domU d1 (the set's frontend, 2 vCPUs, 768 MiB, no network), disk xvdb.
 . /xfab/guest/lib.sh
@@ -22,16 +28,11 @@
 . /xfab/guest/blk.sh
 DIAG=blk_diag
 BLK_SIZE_MB=320
-BLK_SETS=${BLK_SETS:-"stock xfab xfabro"}
+BLK_SETS=${BLK_SETS:-$BENCH_BLK_DEFAULT}
 # BLK_POLL_US: xfab_blkback's poll_us for every xfab set of this run
 # (xfabnp: 0 regardless); BLK_FE_KARGS: domU kernel arguments for every
 # set, e.g. "xfab_blkfront.max_indirect_segments=256" (experiments)
-for s in $BLK_SETS; do
-	case $s in
-	stock | xfab | xfabro | xfabsp | xfabnp) ;;
-	*) fail "BLK_SETS: unknown set '$s' (stock, xfab, xfabro, xfabsp, xfabnp)" ;;
-	esac
-done
+why=$(bench_check_sets blk "$BLK_SETS") || fail "BLK_SETS: $why"
 H=$(blk_handle xvdb)
 
 # Shell text for the domU: requests and sectors completed on xvdb, blkif
@@ -44,27 +45,32 @@ d=/sys/bus/xen/devices/vbd-$H/statistics;
 if [ -d \$d ]; then echo @fekicks \$(cat \$d/kicks); echo @copied \$(cat \$d/bytes_copied);
 else echo @fekicks -; echo @copied -; fi"
 
-# dom0 side: backend interrupts, dom0 and domU CPU seconds, and
-# xfab_blkback's map and unmap hypercalls, kicks and in-ring polls ("-"
-# for stock).
+# dom0 side: backend interrupts and xfab_blkback's map and unmap
+# hypercalls, kicks and in-ring polls ("-" for stock). CPU time: both
+# domains' /proc/stat ticks (bench.sh's stat_snap and DOMU_STAT).
 BLK_BE_COUNTERS="map_calls unmap_calls kicks polls"
 blk_snap() {
 	local d c
 	d=$(blk_sysdir d1 xvdb)/statistics
-	echo "$(irq_count '^(blkif-backend|xfab-blk)') $(dom_cpu Domain-0) $(dom_cpu d1)" \
+	echo "$(irq_count '^(blkif-backend|xfab-blk)')" \
 		"$(for c in $BLK_BE_COUNTERS; do if [ -e "$d/$c" ]; then cat "$d/$c"; else echo -; fi; done | tr '\n' ' ')"
 }
 
-# blk_measure SET REP WL CMD: CMD in d1 with the counters around it.
+# blk_measure SET REP WL CMD: CMD in d1 with the counters around it, dom0's
+# ticks read closest to the run (see bench_measure).
 blk_measure() {
-	local set=$1 rep=$2 wl=$3 cmd=$4 a b out k
+	local set=$1 rep=$2 wl=$3 cmd=$4 a b s0 s1 out k id
+	local snap="$DOMU_BLK; $DOMU_STAT"
+	id=$(domu_id d1) || error "domain d1 is gone"
 	a=$(blk_snap)
-	out=$(domu_must d1 $((BENCH_SECS + 120)) "$DOMU_BLK; $cmd; rc=\$?; $DOMU_BLK; exit \$rc") || exit $?
+	s0=$(stat_snap)
+	out=$(bench_domu_must "$id" $((BENCH_SECS + 120)) "$snap; $cmd; rc=\$?; $snap; exit \$rc") || exit $?
+	s1=$(stat_snap)
 	b=$(blk_snap)
-	cost_rec "$set" "$rep" "$wl" "irq_dom0 cpu_dom0 cpu_domu map_calls unmap_calls be_kicks polls" "$a" "$b"
-	cost_rec "$set" "$rep" "$wl" "reqs sectors irq_domu fe_kicks copied" \
-		"$(for k in reqs sectors irqs fekicks copied; do domu_vals "$out" "@$k" 1; done | tr '\n' ' ')" \
-		"$(for k in reqs sectors irqs fekicks copied; do domu_vals "$out" "@$k" 2; done | tr '\n' ' ')"
+	cost_rec "$set" "$rep" "$wl" "irq_dom0 map_calls unmap_calls be_kicks polls $(stat_names dom0)" "$a $s0" "$b $s1"
+	cost_rec "$set" "$rep" "$wl" "reqs sectors irq_domu fe_kicks copied $(stat_names domu)" \
+		"$(for k in reqs sectors irqs fekicks copied stat; do domu_vals "$out" "@$k" 1; done | tr '\n' ' ')" \
+		"$(for k in reqs sectors irqs fekicks copied stat; do domu_vals "$out" "@$k" '$'; done | tr '\n' ' ')"
 	echo "$out" | grep -v '^@'
 }
 
@@ -80,18 +86,25 @@ fio_run() {
 	rec "$set" "$rep" "$wl" "$metric" "$v"
 }
 
-# IOZone write and read (O_DIRECT, 1 MiB records, 256 MiB file: each
-# phase lasts seconds, not a fraction of one) on ext4 on DEV, made fresh;
-# KB/s -> MiB/s.
+# IOZone write and read (O_DIRECT) on ext4 on DEV, made fresh, at each
+# record size of BLK_RECORDS (KiB): workloads iozone_write_<R>K and
+# iozone_read_<R>K, KB/s -> MiB/s. The file is 256 records, at least
+# 16 MiB and at most 256 MiB: each phase lasts seconds at every size,
+# not a fraction of one, and 4 KiB records under TCG not minutes.
 iozone_run() {
-	local set=$1 rep=$2 dev=$3 out w r
-	out=$(blk_measure "$set" "$rep" iozone "mkfs.ext4 -q -F /dev/$dev && mount /dev/$dev /mnt &&
-		iozone -I -i 0 -i 1 -r 1024 -s 262144 -f /mnt/iozone.tmp; rc=\$?; umount /mnt; exit \$rc") || exit $?
-	read -r w r <<<"$(echo "$out" | awk '$1 == 262144 && $2 == 1024 && NF >= 6 { print $3, $5; exit }')"
-	[ -n "$r" ] || fail "$set rep $rep iozone: no result line: $(echo "$out" | tail -n 3 | tr '\n' ' ')"
-	log "$set/$rep iozone: write $w KB/s, read $r KB/s"
-	rec "$set" "$rep" iozone_write mib_s "$(awk -v x="$w" 'BEGIN { printf "%.1f", x / 1024 }')"
-	rec "$set" "$rep" iozone_read mib_s "$(awk -v x="$r" 'BEGIN { printf "%.1f", x / 1024 }')"
+	local set=$1 rep=$2 dev=$3 r kb out w rd
+	for r in ${BLK_RECORDS:-1024}; do
+		kb=$((r * 256))
+		[ $kb -lt 16384 ] && kb=16384
+		[ $kb -gt 262144 ] && kb=262144
+		out=$(blk_measure "$set" "$rep" "iozone_${r}K" "mkfs.ext4 -q -F /dev/$dev && mount /dev/$dev /mnt &&
+			iozone -I -i 0 -i 1 -r $r -s $kb -f /mnt/iozone.tmp; rc=\$?; umount /mnt; exit \$rc") || exit $?
+		read -r w rd <<<"$(echo "$out" | awk -v s="$kb" -v r="$r" '$1 == s && $2 == r && NF >= 6 { print $3, $5; exit }')"
+		[ -n "$rd" ] || fail "$set rep $rep iozone ${r}K: no result line: $(echo "$out" | tail -n 3 | tr '\n' ' ')"
+		log "$set/$rep iozone ${r}K records: write $w KB/s, read $rd KB/s"
+		rec "$set" "$rep" "iozone_write_${r}K" mib_s "$(awk -v x="$w" 'BEGIN { printf "%.1f", x / 1024 }')"
+		rec "$set" "$rep" "iozone_read_${r}K" mib_s "$(awk -v x="$rd" 'BEGIN { printf "%.1f", x / 1024 }')"
+	done
 }
 
 # The workloads on DEV as SET (ref: the domU's own RAM disk).
@@ -116,7 +129,15 @@ blk_set_poll() {
 
 bench_blk_set() {
 	local set=$1 rep=$2 fe=xfab_blkfront be=xfab_blkback kargs=${BLK_FE_KARGS:-} got
-	[ "$set" = stock ] && fe=xen-blkfront be=xen-blkback
+	case $set in
+	stock*) fe=xen-blkfront be=xen-blkback ;;
+	esac
+	# stockbig: xen-blkfront's largest requests (256 segments, 1 MiB: what
+	# xfab_blkfront sends) instead of its default 32 (128 KiB)
+	[ "$set" = stockbig ] && kargs="$kargs xen_blkfront.max_indirect_segments=256"
+	# stocksafe: xen-blkfront treats its backend as untrusted (bounces
+	# through pages of its own)
+	[ "$set" = stocksafe ] && kargs="$kargs xen_blkfront.trusted=0"
 	BLK_RELAXED=""
 	[ "$set" = xfabro ] && BLK_RELAXED=xvdb
 	[ "$set" = xfabsp ] && kargs="$kargs xfab_blkfront.split_kb=256"
@@ -134,6 +155,8 @@ bench_blk_set() {
 	if [ "$set" = xfabro ]; then
 		[ "$(blk_fstat d1 xvdb write_mode)" = in-place ] || fail "xfabro: xvdb writes are not in place"
 	fi
+	bench_check_param d1 "$set" stockbig xen_blkfront max_indirect_segments 256
+	bench_check_param d1 "$set" stocksafe xen_blkfront trusted N
 	if [ "$set" = xfabsp ]; then
 		got=$(domu_must d1 10 "cat /sys/module/xfab_blkfront/parameters/split_kb") || exit $?
 		[ "$got" = 256 ] || fail "xfabsp: d1's split_kb is '$got', not 256"

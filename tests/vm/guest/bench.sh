@@ -1,30 +1,84 @@
 # Helpers for the benchmark scripts (tests/bench/scenarios), sourced after
-# lib.sh in dom0. A benchmark records raw figures only:
+# lib.sh in dom0 (the host's run.sh sources it too, for the set names). A
+# benchmark records raw figures only:
 #
 #   b.<set>.<rep>.<workload>.<metric> <value>
 #
-# set: stock / xfab (the driver pair), rep: 1..BENCH_REPEATS. The host's
-# tests/bench/report.py turns them into medians, spreads and ratios.
-# Nothing here judges speed; a workload that does not run at all fails.
+# set: a driver set (BENCH_NET_SETS, BENCH_BLK_SETS), rep: 1..BENCH_REPEATS.
+# The host's tests/bench/report.py turns them into medians, per-round
+# ratios with intervals, and costs. Nothing here judges speed; a workload
+# that does not run at all fails.
 
 BENCH_SECS=${BENCH_SECS:-10}		# seconds per measured run
-BENCH_REPEATS=${BENCH_REPEATS:-3}	# stock/xfab alternations
+BENCH_REPEATS=${BENCH_REPEATS:-3}	# rounds over the sets
 BENCH_SIZES=${BENCH_SIZES:-"1K 16K 64K"}	# netperf message sizes
-BENCH_SETS=${BENCH_SETS:-"stock xfab"}
 BENCH_D2=${BENCH_D2:-1}			# 0: no second domU (quick mode)
+
+# The sets each benchmark knows, the defaults first: the trust-matched
+# pairs the report's headline compares (stocksafe with xfab: both copy
+# what a guest hands its backend; stock with xfabro: both grant it in
+# place; for the block pair stockbig with xfab and xfabro: requests of the
+# same size), then experiments a run names in BENCH_SETS / BLK_SETS.
+#   stocksafe  xen-netfront / xen-blkfront with trusted=0: bounce buffers
+#   stockbig   xen-blkfront with max_indirect_segments=256 (1 MiB requests)
+BENCH_NET_DEFAULT="stocksafe stock xfab xfabro"
+BENCH_NET_SETS="$BENCH_NET_DEFAULT xfabpoll xfablend xfabkick xfabdefer"
+BENCH_BLK_DEFAULT="stock stockbig xfab xfabro"
+BENCH_BLK_SETS="$BENCH_BLK_DEFAULT stocksafe xfabsp xfabnp"
+BENCH_SETS=${BENCH_SETS:-$BENCH_NET_DEFAULT}
+
+# bench_check_sets KIND LIST: prints why LIST is not a list of KIND's
+# (net, blk) sets, each named once, and returns 1; silent if it is.
+bench_check_sets() {
+	local kind=$1 list=$2 known s seen=" "
+	[ "$kind" = net ] && known=$BENCH_NET_SETS || known=$BENCH_BLK_SETS
+	[ -n "${list// /}" ] || { echo "no $kind set named (known: $known)"; return 1; }
+	for s in $list; do
+		case " $known " in
+		*" $s "*) ;;
+		*) echo "unknown $kind set '$s' (known: $known)"; return 1 ;;
+		esac
+		case $seen in
+		*" $s "*) echo "$kind set '$s' named twice"; return 1 ;;
+		esac
+		seen="$seen$s "
+	done
+}
 
 rec() { figure "b.$1.$2.$3.$4" "$5"; }
 
-# bench_rounds SETS FN: FN SET REP for every set in SETS, BENCH_REPEATS
-# rounds over the sets in turn, so that drift hits them all alike.
+# bench_order SETS REP: the sets in round REP's order, SETS rotated left by
+# REP - 1: over any N consecutive rounds each set runs once in each
+# position (a Latin square), so neither warm-up nor drift within a round
+# favours one set; with two sets the rounds go AB BA AB ...
+bench_order() {
+	local -a sets=($1)
+	local n=${#sets[@]} i
+	for ((i = 0; i < n; i++)); do
+		echo "${sets[(i + $2 - 1) % n]}"
+	done
+}
+
+# bench_rounds SETS FN: FN SET REP for every set of every round, BENCH_REPEATS
+# rounds in bench_order.
 bench_rounds() {
 	local sets=$1 fn=$2 rep set
 	for rep in $(seq "$BENCH_REPEATS"); do
-		for set in $sets; do
+		for set in $(bench_order "$sets" "$rep"); do
 			log "== round $rep, $set"
 			"$fn" "$set" "$rep"
 		done
 	done
+}
+
+# bench_check_param DOMU SET FORSET MODULE PARAM WANT: when SET is FORSET,
+# fail unless DOMU's MODULE has PARAM = WANT: a kernel argument that did
+# not reach the module would measure the defaults under the set's name.
+bench_check_param() {
+	local got
+	[ "$2" = "$3" ] || return 0
+	got=$(domu_must "$1" 10 "cat /sys/module/$4/parameters/$5") || exit $?
+	[ "$got" = "$6" ] || fail "$2: $1's $4.$5 is '$got', not $6"
 }
 
 # Driver modules per set: dom0 backend, domU frontend. Sets named xfab*
@@ -32,8 +86,90 @@ bench_rounds() {
 bench_backend() { case $1 in xfab*) echo xfab_netback ;; *) echo xen-netback ;; esac; }
 bench_frontend() { case $1 in xfab*) echo xfab_netfront ;; *) echo xen-netfront ;; esac; }
 
-# CPU seconds a domain has used so far (xl list's Time(s)).
-dom_cpu() { xl list "$1" 2>/dev/null | awk 'NR == 2 { print $6 }'; }
+# ---- the network sets (901, 903) ----
+
+# bench_net_kargs SET: the domU kernel arguments of SET.
+bench_net_kargs() {
+	case $1 in
+	# the guests lend RX pool pages rather than copy
+	xfablend) echo xfab_netfront.rx_lend=256 ;;
+	# xen-netfront treats its backend as untrusted and bounces TX and RX
+	# through private pages (its safe mode since XSA-403), as
+	# xfab_netfront's default trust copies TX into its pool
+	stocksafe) echo xen_netfront.trusted=0 ;;
+	esac
+}
+
+# bench_net_hook SET: the paused-domain hook of SET (domu_start).
+bench_net_hook() { [ "$1" = xfabro ] && echo bench_relax_hook || true; }
+
+# xfabro's hook: the toolstack relaxes the trust of each of the guest's
+# vifs (TX pages granted in place, not copied into the pool).
+bench_relax_hook() {
+	local d
+	for d in $(xenstore-list "/local/domain/$1/device/vif"); do
+		xenstore-write "/local/domain/$1/device/vif/$d/xfab-trust" relaxed || return 1
+	done
+}
+
+# bench_net_ready SET NAME: NAME (booted as SET) has the set's drivers
+# and settings on every vif, and runs netserver.
+bench_net_ready() {
+	local set=$1 s=$2 id v n fe be
+	fe=$(bench_frontend "$set" | tr - _)
+	be=$(bench_backend "$set" | tr - _)
+	id=$(domu_id "$s") || error "domain $s is gone"
+	for v in $(vifs_of "$id"); do
+		n=eth${v##*.}
+		[ "$(net_driver "$v")" = "$be" ] || fail "$set: $s's $v is not driven by $be"
+		[ "$(net_driver "$n" "$s")" = "$fe" ] || fail "$set: $s's $n is not driven by $fe"
+		# the backend's in-ring polling
+		[ "$set" = xfabpoll ] && must ethtool -C "$v" rx-usecs 50
+		# notifications to the guest at least this far apart
+		[ "$set" = xfabkick ] && must ethtool -C "$v" tx-usecs "${BENCH_KICK_US:-1000}"
+		if [ "$set" = xfabro ]; then
+			domu_must "$s" 10 "grep -h '^tx: ids' /sys/kernel/debug/xfab_netfront/$n/q*" |
+				grep -q "granted in place" || fail "xfabro: $s's $n does not grant TX in place"
+		fi
+		# the guest's NAPI keeps RX interrupts off for BENCH_DEFER empty
+		# polls, BENCH_FLUSH_NS apart
+		[ "$set" = xfabdefer ] && domu_must "$s" 10 \
+			"echo ${BENCH_DEFER:-2} > /sys/class/net/$n/napi_defer_hard_irqs && echo ${BENCH_FLUSH_NS:-50000} > /sys/class/net/$n/gro_flush_timeout" >/dev/null
+	done
+	domu_must "$s" 10 "netserver >/dev/null 2>&1" >/dev/null || exit $?
+	bench_check_param "$s" "$set" stocksafe xen_netfront trusted N
+	bench_check_param "$s" "$set" xfablend xfab_netfront rx_lend 256
+}
+
+# bench_domu_must ID TMO CMD: CMD in domain ID through the agent, as
+# domu_must does, but waiting on a xenstore watch rather than polling:
+# domu_exec reads xenstore every 0.25 s, each read a process that costs
+# dom0 0.1-0.2 s of CPU under TCG, and the wait spans the measured run.
+# Here dom0 sleeps in one xenstore-watch until the agent writes "done".
+# Prints the output; fails the benchmark if CMD exits non-zero or runs
+# past TMO seconds.
+bench_domu_must() {
+	local id=$1 tmo=$2 cmd=$3 base seq res ev out rc=
+	base=/local/domain/$id/data/xfab
+	seq=$(($(xenstore-read "$base/req") + 1)) || error "domain $id has no agent"
+	xenstore-write -R -- "$base/cmd" "$cmd" "$base/req" "$seq"
+	# The watch fires once when set (covering a "done" written before),
+	# then on every write to the node.
+	coproc BENCH_WATCH { exec timeout "$tmo" xenstore-watch "$base/done"; }
+	while read -r -u "${BENCH_WATCH[0]}" ev; do
+		res=$(xenstore-read -- "$base/done" "$base/rc" 2>/dev/null)
+		if [ "${res%%$'\n'*}" = "$seq" ]; then
+			rc=${res##*$'\n'}
+			break
+		fi
+	done
+	kill "$BENCH_WATCH_PID" 2>/dev/null
+	wait "$BENCH_WATCH_PID" 2>/dev/null
+	[ -n "$rc" ] || fail "domain $id: '$cmd' did not finish within ${tmo}s"
+	out=$(xenstore-read -R -- "$base/out")
+	echo "$out"
+	[ "$rc" = 0 ] || fail "in domain $id: '$cmd' exited $rc: $(echo "$out" | tail -n 1)"
+}
 
 # Shell text for the domU: prints "@irqs N", the event-channel interrupts
 # of its network queues so far (xen-netfront names them vif<devid>-q<N>-*,
@@ -56,21 +192,25 @@ stat_snap() {
 }
 DOMU_STAT="awk '/^cpu / { u = \$2 + \$3; s = \$4; q = \$7 + \$8; i = \$5 + \$6; t = \$9 } /^ctxt / { c = \$2 } END { print \"@stat\", u, s, q, i, t, c }' /proc/stat"
 STAT_NAMES="tick_usr tick_sys tick_irq tick_idle tick_steal ctxt"
+# STAT_NAMES for one domain (dom0, domu): "tick_usr_dom0 ...".
+stat_names() { local k; for k in $STAT_NAMES; do printf '%s_%s ' "$k" "$1"; done; }
 
 # The values of the KEY lines ("KEY v1 v2 ...") of a domU command's
 # output: the Nth such line (1 = the first, $ = the last).
 domu_vals() { echo "$1" | awk -v k="$2" '$1 == k { $1 = ""; print substr($0, 2) }' | sed -n "${3}p"; }
 
-# One line of dom0-side cost counters for NAME's first vif: dom0 irqs,
-# dom0 CPU s, domU CPU s, packets (both directions), then grant-copy ops,
-# grant-copy hypercalls and backend kicks ("-" unless xfab_netback).
+# One line of dom0-side cost counters for domain ID's first vif: dom0
+# irqs, packets (both directions), then grant-copy ops, grant-copy
+# hypercalls and backend kicks ("-" unless xfab_netback). CPU time comes
+# from the /proc/stat ticks (stat_snap), not from xl list: one xl list
+# costs about a second of dom0 CPU under TCG, which the window around the
+# run would count.
 cost_snap() {
-	local name=$1 id dev pk
-	id=$(domu_id "$name")
+	local id=$1 dev pk
 	dev=$(vifs_of "$id" | head -n 1)
 	pk=$(($(cat "/sys/class/net/$dev/statistics/rx_packets") +
 		$(cat "/sys/class/net/$dev/statistics/tx_packets")))
-	echo "$(irq_count "^vif$id\\.") $(dom_cpu Domain-0) $(dom_cpu "$name") $pk" \
+	echo "$(irq_count "^vif$id\\.") $pk" \
 		"$(ethtool -S "$dev" | awk '
 			/_(txr|rxr)_copy_ops:/ { o += $2; x = 1 }
 			/_(txr|rxr)_copy_calls:/ { c += $2 }
@@ -97,30 +237,45 @@ netperf_value() { awk 'NF >= 5 && $1 ~ /^[0-9]+$/ { print $NF; exit }'; }
 
 # bench_measure SET REP WORKLOAD DOMU CMD [dom0]: run CMD in the domU (or
 # in dom0) with the cost counters of the domU's vif around it; prints
-# CMD's output. A run that fails fails the benchmark.
+# CMD's output. A run that fails fails the benchmark. dom0's /proc/stat
+# is read last before the run and first after it, so that the window its
+# ticks cover holds the run and the agent's round trip, not the
+# snapshots.
 bench_measure() {
-	local set=$1 rep=$2 wl=$3 name=$4 cmd=$5 a b out k
-	local snap="$DOMU_IRQS; $DOMU_KICKS; $DOMU_STAT" d0=() du=()
-	a="$(cost_snap "$name") $(stat_snap)"
+	local set=$1 rep=$2 wl=$3 name=$4 cmd=$5 a b s0 s1 out k id
+	local snap="$DOMU_IRQS; $DOMU_KICKS; $DOMU_STAT"
+	id=$(domu_id "$name") || error "domain $name is gone"
+	a=$(cost_snap "$id")
 	if [ "${6:-}" = dom0 ]; then
-		out=$(domu_must "$name" 60 "$snap") || exit $?
+		out=$(bench_domu_must "$id" 60 "$snap") || exit $?
+		s0=$(stat_snap)
 		out+=$'\n'$(timeout $((BENCH_SECS + 60)) $cmd 2>&1) ||
 			fail "$set rep $rep $wl: '$cmd' failed in dom0: $(echo "$out" | tail -n 1)"
-		out+=$'\n'$(domu_must "$name" 60 "$snap") || exit $?
+		s1=$(stat_snap)
+		out+=$'\n'$(bench_domu_must "$id" 60 "$snap") || exit $?
 	else
-		out=$(domu_must "$name" $((BENCH_SECS + 60)) \
+		s0=$(stat_snap)
+		out=$(bench_domu_must "$id" $((BENCH_SECS + 60)) \
 			"$snap; $cmd; rc=\$?; $snap; exit \$rc") || exit $?
+		s1=$(stat_snap)
 	fi
-	b="$(cost_snap "$name") $(stat_snap)"
-	for k in $STAT_NAMES; do
-		d0+=("${k}_dom0")
-		du+=("${k}_domu")
-	done
-	cost_rec "$set" "$rep" "$wl" "irq_dom0 cpu_dom0 cpu_domu pkts gnt_copy_ops gnt_copy_calls be_kicks ${d0[*]}" "$a" "$b"
-	cost_rec "$set" "$rep" "$wl" "irq_domu fe_kicks ${du[*]}" \
+	b=$(cost_snap "$id")
+	cost_rec "$set" "$rep" "$wl" "irq_dom0 pkts gnt_copy_ops gnt_copy_calls be_kicks $(stat_names dom0)" "$a $s0" "$b $s1"
+	cost_rec "$set" "$rep" "$wl" "irq_domu fe_kicks $(stat_names domu)" \
 		"$(for k in @irqs @fekicks @stat; do domu_vals "$out" $k 1; done | tr '\n' ' ')" \
 		"$(for k in @irqs @fekicks @stat; do domu_vals "$out" $k '$'; done | tr '\n' ' ')"
 	echo "$out" | grep -v '^@\(irqs\|fekicks\|stat\)'
+}
+
+# Record a UDP_STREAM run's OUT as rx_pps: packets per second as the
+# receiving netserver counted them (its line is the second result line:
+# secs, messages), not as the sender sent them.
+netperf_udp_rec() {
+	local set=$1 rep=$2 wl=$3 out=$4 v
+	log "$set/$rep $wl: $(echo "$out" | tr '\n' ' ')"
+	v=$(echo "$out" | awk '$1 !~ /^[0-9]/ { next } NF >= 5 { s = 1; next } s && NF >= 4 && $2 > 0 { printf "%.1f", $3 / $2; exit }')
+	[ -n "$v" ] || fail "$set rep $rep $wl: no receiver line in netperf output"
+	rec "$set" "$rep" "$wl" rx_pps "$v"
 }
 
 # Record a netperf result as METRIC; fail on a missing number. With a
