@@ -1,0 +1,62 @@
+#!/bin/bash
+# 903 three-VM chain benchmark: a -> b -> c, b forwarding IP
+# Objective: what a packet costs when it crosses two guest hops, as in an
+#   appliance whose middle VM routes or filters (Fido's MMNet claimed
+#   full transitive zero copy; a chain shows what each pair does at
+#   every hop): netperf TCP_STREAM 16K, TCP_RR and UDP_STREAM of 64-byte
+#   messages from a to c (UDP: packets/s at c's netserver), through b,
+#   which forwards between its two vifs. The same over loopback inside
+#   a is the "monolithic" reference (once a round). Every set of
+#   BENCH_SETS, rotated each round as 901 does, a null run first. Fails
+#   only if a workload does not run or a set's setting did not reach its
+#   driver.
+# Topology: dom0 (the set's backend; bridges xenbr1 and xenbr2, no
+#   address) <-> a (10.1.0.2/24 on xenbr1) ; b (eth0 10.1.0.1/24 on
+#   xenbr1, eth1 10.2.0.1/24 on xenbr2, ip_forward=1) ; c (10.2.0.2/24 on
+#   xenbr2, netserver). Every domU runs the set's frontend, 1 vCPU and
+#   512 MiB.
+. /xfab/guest/lib.sh
+. /xfab/guest/bench.sh
+. /xfab/guest/chain.sh
+DIAG=net_diag
+
+# np_chain SET REP WL M ARGS: netperf ARGS from a, recorded as WL, metric M.
+np_chain() {
+	local set=$1 rep=$2 wl=$3 m=$4 args=$5 out
+	out=$(bench_measure "$set" "$rep" "$wl" a "netperf $args") || exit $?
+	log "$set/$rep $wl: $(echo "$out" | head -n 1)"
+	netperf_rec "$set" "$rep" "$wl" "$m" "$out"
+}
+
+# UDP_STREAM 64 B from a to c: packets/s as c's netserver counted them.
+np_chain_udp() {
+	local set=$1 rep=$2 host=$3 wl=$4 out
+	out=$(bench_measure "$set" "$rep" "$wl" a \
+		"netperf -H $host -t UDP_STREAM -l $BENCH_SECS -P 0 -- -m 64") || exit $?
+	netperf_udp_rec "$set" "$rep" "$wl" "$out"
+}
+
+bench_chain_set() {
+	local set=$1 rep=$2 T=$BENCH_SECS s
+	net_use_backend "$(bench_backend "$set")"
+	chain_boot "$(bench_frontend "$set")" "$(bench_net_kargs "$set")" "$(bench_net_hook "$set")"
+	for s in a b c; do
+		bench_net_ready "$set" "$s"
+	done
+	chain_route
+	bench_measure "$set" "$rep" null a "sleep $T" >/dev/null || exit $?
+	np_chain "$set" "$rep" chain_stream_16K mbit "-H 10.2.0.2 -t TCP_STREAM -l $T -P 0 -f m -- -m 16K"
+	np_chain "$set" "$rep" chain_rr trans_s "-H 10.2.0.2 -t TCP_RR -l $T -P 0"
+	np_chain_udp "$set" "$rep" 10.2.0.2 chain_udp_64
+	if [ "$set" = "${BENCH_SETS%% *}" ]; then
+		np_chain ref "$rep" chain_stream_16K mbit "-H 127.0.0.1 -t TCP_STREAM -l $T -P 0 -f m -- -m 16K"
+		np_chain ref "$rep" chain_rr trans_s "-H 127.0.0.1 -t TCP_RR -l $T -P 0"
+		np_chain_udp ref "$rep" 127.0.0.1 chain_udp_64
+	fi
+	chain_down
+}
+
+why=$(bench_check_sets net "$BENCH_SETS") || fail "BENCH_SETS: $why"
+log "chain bench: $BENCH_REPEATS rounds of '$BENCH_SETS', ${BENCH_SECS}s runs"
+bench_rounds "$BENCH_SETS" bench_chain_set
+pass "chain benchmark: $BENCH_REPEATS rounds of $BENCH_SETS"
