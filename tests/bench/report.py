@@ -394,23 +394,13 @@ def table(summary, machine, head_md=""):
     lines += md_rows(head, rows)
     labels = {"per_pkt." + k: lab for k, lab, _ in COSTS}
     labels.update({"per_gb." + k: lab for k, lab, _ in NET_GB_COSTS})
-    keys = sorted((k for k in summary if k[1] in labels),
-                  key=lambda k: (workload_order(k[0]), k[1]))
-    if keys:
-        lines += ["", "Cost per packet and per GB moved (packets counted at "
-                  "dom0's vif; CPU from xl list; GB from the rate and netperf's "
-                  "own seconds; grant-copy and notification counts exist "
-                  "only for the xfab drivers: for the stock pair the "
-                  "interrupt counts of the other side stand in for "
-                  "notifications):", "",
-                  "| workload | cost | stock | xfab | xfab/stock |",
-                  "|---|---|---|---|---|"]
-    for wl, metric in keys:
-        st = summary[(wl, metric)]
-        if "stock" not in st and "xfab" not in st:
-            continue
-        lines.append(f"| {wl} | {labels[metric]} | {cell(st, 'stock')} | "
-                     f"{cell(st, 'xfab')} | {ratio(st)} |")
+    lines += cost_rows(summary, labels,
+                       "Cost per packet and per GB moved (packets counted at "
+                       "dom0's vif; CPU from each domain's /proc/stat; GB from "
+                       "the rate and netperf's own seconds; grant-copy and "
+                       "notification counts exist only for the xfab drivers: "
+                       "for the stock pair the interrupt counts of the other "
+                       "side stand in for notifications):")
     return "\n".join(lines) + "\n" + share_table(summary) + block_costs(summary)
 
 
@@ -418,22 +408,30 @@ def block_costs(summary):
     """The block workloads' costs per request and per MiB ('' if none)."""
     blabels = {"per_req." + k: lab for k, lab, _ in BLK_COSTS}
     blabels.update({"per_mib." + k: lab for k, lab, _ in BLK_MIB_COSTS})
-    keys = sorted((k for k in summary if k[1] in blabels),
+    lines = cost_rows(summary, blabels,
+                      "Cost per block request and per MiB (requests and "
+                      "sectors from the domU's diskstats; map/unmap "
+                      "hypercalls, notifications, polls and bytes copied "
+                      "exist only for the xfab drivers; xen-blkfront sends "
+                      "128 KiB requests unless told otherwise (stockbig), "
+                      "xfab up to 1 MiB or more, so compare CPU per MiB):")
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def cost_rows(summary, labels, intro):
+    """A cost table, a column for stock and for each set that has one of
+    its costs, so that each set reads beside its trust-matched partner;
+    [] when no cost of LABELS was recorded."""
+    keys = sorted((k for k in summary if k[1] in labels),
                   key=lambda k: (workload_order(k[0]), k[1]))
     if not keys:
-        return ""
+        return []
     sets = ["stock"] + [s for s in driver_sets(summary)
                         if any(s in summary[k] for k in keys)]
-    head = ["workload", "cost"] + [label(s) for s in sets]
-    lines = ["", "Cost per block request and per MiB (requests and sectors "
-             "from the domU's diskstats; map/unmap hypercalls, notifications, "
-             "polls and bytes copied exist only for the xfab drivers; "
-             "xen-blkfront sends 128 KiB requests, xfab up to 1 MiB or more, "
-             "so compare CPU per MiB):", ""]
-    lines += md_rows(head, [[wl, blabels[metric]] +
-                            [cell(summary[(wl, metric)], s) for s in sets]
-                            for wl, metric in keys])
-    return "\n".join(lines) + "\n"
+    return ["", intro, ""] + md_rows(
+        ["workload", "cost"] + [label(s) for s in sets],
+        [[wl, labels[metric]] + [cell(summary[(wl, metric)], s) for s in sets]
+         for wl, metric in keys])
 
 
 def machine_record(results):

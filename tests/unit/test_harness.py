@@ -581,11 +581,11 @@ class BenchReportTest(unittest.TestCase):
                     "b.xfab.1.tcp_rr.gnt_copy_ops": 8000})
         rc, out = self.run_report()
         irq = [ln for ln in out.splitlines() if "dom0 interrupts / 1000 pkts" in ln][0]
-        self.assertIn("| 500 [500-500] n=1 | 250 [250-250] n=1 | 0.50 |", irq)
+        self.assertIn("| 500 [500-500] n=1 | 250 [250-250] n=1 |", irq)
         cpu = [ln for ln in out.splitlines() if "CPU us / pkt" in ln][0]
         self.assertIn("1000 [1000-1000]", cpu)
         ops = [ln for ln in out.splitlines() if "grant-copy ops / pkt" in ln][0]
-        self.assertIn("| - | 2 [2-2] n=1 | - |", ops)
+        self.assertTrue(ops.endswith("| - | 2 [2-2] n=1 |"), ops)
 
     def test_cost_per_gb(self):
         # 800 Mbit/s for 10 s is 1 GB; 400 Mbit/s for 5 s is 0.25 GB
@@ -601,7 +601,7 @@ class BenchReportTest(unittest.TestCase):
         self.assertEqual(rc, 0)
         row = [ln for ln in out.splitlines()
                if "| tcp_stream_16K | CPU s / GB (dom0 + domU)" in ln][0]
-        self.assertIn("| 8 [8-8] n=1 | 4 [4-4] n=1 | 0.50 |", row)
+        self.assertTrue(row.endswith("| 8 [8-8] n=1 | 4 [4-4] n=1 |"), row)
         dom0 = [ln for ln in out.splitlines() if "CPU s / GB (dom0)" in ln][0]
         self.assertIn("| 6 [6-6] n=1 | 2 [2-2] n=1 |", dom0)
 
@@ -623,7 +623,7 @@ class BenchReportTest(unittest.TestCase):
         self.assertEqual(dom0, ["| udp_64 | dom0 | 10 / 30 / 20 / 30 / 10 | 10 / 30 / 20 / 30 / 10 |"])
         self.assertFalse([ln for ln in out.splitlines() if ln.startswith("| udp_64 | domU |")])
         ctxt = [ln for ln in out.splitlines() if "dom0 context switches / pkt" in ln][0]
-        self.assertIn("| 3 [3-3] n=1 | - | - |", ctxt)
+        self.assertTrue(ctxt.endswith("| 3 [3-3] n=1 | - |"), ctxt)
 
     def test_block_sets_and_cost_per_request(self):
         self.write({"b.stock.1.seq_write_1m.mib_s": 100,
@@ -753,6 +753,23 @@ class BenchPairingTest(unittest.TestCase):
         # CPU seconds from the ticks: 20 busy ticks of dom0 = 0.2 s
         cpu = [r for r in raw if r["metric"] == "cpu_dom0" and r["workload"] == "null"]
         self.assertEqual({r["value"] for r in cpu}, {0.2})
+
+    def test_costs_show_every_set_beside_its_partner(self):
+        with tempfile.TemporaryDirectory() as res:
+            os.makedirs(os.path.join(res, "scenarios"))
+            figs = {}
+            for s, irq in (("stocksafe", 300), ("xfab", 100)):
+                figs.update({f"b.{s}.1.tcp_rr.trans_s": 500, f"b.{s}.1.tcp_rr.pkts": 1000,
+                             f"b.{s}.1.tcp_rr.irq_dom0": irq})
+            with open(os.path.join(res, "scenarios", "901-net.json"), "w") as f:
+                json.dump({"figures": figs}, f)
+            with redirect_stdout(io.StringIO()) as out:
+                report.main(["report.py", res])
+        lines = out.getvalue().splitlines()
+        i = [n for n, ln in enumerate(lines) if ln.startswith("Cost per packet")][0]
+        self.assertEqual(lines[i + 2], "| workload | cost | stock | stock trusted=0 | xfab |")
+        irq = [ln for ln in lines if "dom0 interrupts / 1000 pkts" in ln][0]
+        self.assertTrue(irq.endswith("| - | 300 [300-300] n=1 | 100 [100-100] n=1 |"), irq)
 
     def test_sizes_in_bytes_or_kib_sort_by_size(self):
         wls = ["tcp_stream_64K", "tcp_stream_1K", "tcp_stream_512", "iozone_write_4K",
