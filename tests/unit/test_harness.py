@@ -785,6 +785,15 @@ class BenchPairingTest(unittest.TestCase):
         out = self.bash('for r in 1 2; do echo $(bench_order "stock xfab" $r); done').stdout
         self.assertEqual(out.split("\n")[:2], ["stock xfab", "xfab stock"])
 
+    def test_cost_differences_recorded_at_once(self):
+        with tempfile.TemporaryDirectory() as d:
+            r = self.bash(f'log() {{ :; }}; OUT={d}/s; cost_rec xfab 2 tcp_rr '
+                          '"irq pkts gnt ops ticks" "10 100 - 5 7" "15 300 - 9.5"; '
+                          f'cat {d}/s.figs')
+        self.assertEqual(r.stdout.splitlines(), ["b.xfab.2.tcp_rr.irq 5",
+                                                 "b.xfab.2.tcp_rr.pkts 200",
+                                                 "b.xfab.2.tcp_rr.ops 4.5"])
+
     def test_set_lists_checked(self):
         ok = self.bash('bench_check_sets net "stocksafe xfab xfabpoll"')
         self.assertEqual((ok.returncode, ok.stdout), (0, ""))

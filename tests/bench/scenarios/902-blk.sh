@@ -71,7 +71,7 @@ blk_measure() {
 	cost_rec "$set" "$rep" "$wl" "reqs sectors irq_domu fe_kicks copied $(stat_names domu)" \
 		"$(for k in reqs sectors irqs fekicks copied stat; do domu_vals "$out" "@$k" 1; done | tr '\n' ' ')" \
 		"$(for k in reqs sectors irqs fekicks copied stat; do domu_vals "$out" "@$k" '$'; done | tr '\n' ' ')"
-	echo "$out" | grep -v '^@'
+	echo "$out" | grep -v '^@' || true
 }
 
 # fio on DEV in d1; records the field F of the terse line as METRIC.
