@@ -21,7 +21,7 @@
 #   BENCH_KICK_US, BENCH_DEFER, BENCH_FLUSH_NS, BLK_POLL_US: the settings
 #                   of the xfabkick, xfabdefer and xfab block sets
 #   BLK_FE_KARGS    domU kernel arguments for every block set
-# --quick is a first look in minutes: one round, 4 s runs, 16K messages
+# --quick is a first look: one round, 4 s runs, 16K messages
 # only, one domU.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
