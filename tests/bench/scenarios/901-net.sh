@@ -32,13 +32,8 @@
 . /xfab/guest/bench.sh
 DIAG=net_diag
 
-# One netperf run from d1 (or dom0), recorded as workload WL, metric M.
-np() {
-	local set=$1 rep=$2 wl=$3 m=$4 args=$5 out
-	out=$(bench_measure "$set" "$rep" "$wl" d1 "netperf $args") || exit $?
-	log "$set/$rep $wl: $(echo "$out" | head -n 1)"
-	netperf_rec "$set" "$rep" "$wl" "$m" "$out"
-}
+# np SET REP WL M ARGS: one netperf run from d1 (bench_np).
+np() { bench_np d1 "$@"; }
 
 # UDP_STREAM of 64-byte messages, d1 -> dom0 (udp_64) or, with "in",
 # dom0 -> d1 (udp_64_in): the second result line is the receiving

@@ -21,13 +21,8 @@
 . /xfab/guest/chain.sh
 DIAG=net_diag
 
-# np_chain SET REP WL M ARGS: netperf ARGS from a, recorded as WL, metric M.
-np_chain() {
-	local set=$1 rep=$2 wl=$3 m=$4 args=$5 out
-	out=$(bench_measure "$set" "$rep" "$wl" a "netperf $args") || exit $?
-	log "$set/$rep $wl: $(echo "$out" | head -n 1)"
-	netperf_rec "$set" "$rep" "$wl" "$m" "$out"
-}
+# np_chain SET REP WL M ARGS: one netperf run from a (bench_np).
+np_chain() { bench_np a "$@"; }
 
 bench_chain_set() {
 	local set=$1 rep=$2 T=$BENCH_SECS s

@@ -275,6 +275,15 @@ bench_measure() {
 	echo "$out" | grep -v '^@\(irqs\|fekicks\|stat\)' || true
 }
 
+# bench_np DOMU SET REP WL METRIC ARGS: one netperf run with ARGS from
+# DOMU, recorded as workload WL, METRIC.
+bench_np() {
+	local out
+	out=$(bench_measure "$2" "$3" "$4" "$1" "netperf $6") || exit $?
+	log "$2/$3 $4: $(echo "$out" | head -n 1)"
+	netperf_rec "$2" "$3" "$4" "$5" "$out"
+}
+
 # Record a UDP_STREAM run's OUT as rx_pps: packets per second as the
 # receiving netserver counted them (its line is the second result line:
 # secs, messages), not as the sender sent them.
