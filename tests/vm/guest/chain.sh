@@ -29,12 +29,12 @@ chain_boot() {
 # _chain_start NAME IP FE KARGS HOOK VIF...: NAME with one vif per spec,
 # 1 vCPU, its first interface at IP.
 _chain_start() {
-	local name=$1 ip=$2 fe=$3 kargs=$4 hook=$5 specs
+	local name=$1 ip=$2 fe=$3 kargs=$4 hook=$5 spec vifs=()
 	shift 5
-	# domu_start puts its --vif text inside one pair of quotes: two
-	# specs go in as one text with the quotes between them
-	specs=$(printf "%s','" "$@")
-	domu_start "$name" --mods "$fe" --vcpus 1 --ip "$ip" --vif "${specs%\',\'}" \
+	for spec in "$@"; do
+		vifs+=(--vif "$spec")
+	done
+	domu_start "$name" --mods "$fe" --vcpus 1 --ip "$ip" "${vifs[@]}" \
 		--kargs "$kargs" ${hook:+--paused-hook $hook}
 }
 

@@ -107,7 +107,7 @@ domu_alive() {
 DOMU_FAST_BOOT="cryptomgr.notests initcall_blacklist=crypto_kdf108_init,init_encrypted,jent_mod_init"
 
 # domu_start NAME [--ip A.B.C.D/N] [--mac MAC] [--mods m1,m2] [--disk SPEC]
-#            [--vcpus N] [--mem MB] [--novif | --vif SPEC] [--kargs "WORDS"]
+#            [--vcpus N] [--mem MB] [--novif | --vif SPEC...] [--kargs "WORDS"]
 #            [xl overrides...]
 # Boots a PV domU from $XFAB/xl/domu.cfg and waits until its agent answers.
 # --mods names the frontend modules its init loads explicitly (stock names
@@ -116,7 +116,7 @@ DOMU_FAST_BOOT="cryptomgr.notests initcall_blacklist=crypto_kdf108_init,init_enc
 # (the domU's init gives those to the module it loads).
 domu_start() {
 	local name=$1 ip=10.0.0.2/24 mac=00:16:3e:00:00:02 mods=xen-netfront,xen-blkfront
-	local vcpus=2 mem=512 disks="" vif=1 extra_xl=() id i hook="" kargs=""
+	local vcpus=2 mem=512 disks="" vif=1 specs="" extra_xl=() id i hook="" kargs=""
 	shift
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -127,8 +127,9 @@ domu_start() {
 		--vcpus) vcpus=$2 && shift ;;
 		--mem) mem=$2 && shift ;;
 		--novif) vif=0 ip="" ;;
-		# the whole vif spec, e.g. one served by a driver domain
-		--vif) vif=$2 && shift ;;
+		# a whole vif spec, e.g. one served by a driver domain; once
+		# per vif
+		--vif) vif=spec specs="$specs${specs:+,}'$2'" && shift ;;
 		--kargs) kargs=$2 && shift ;;
 		# run "CMD DOMID" between a paused xl create and the unpause
 		# (toolstack keys a driver must find when it loads)
@@ -141,7 +142,7 @@ domu_start() {
 	case $vif in
 	0) ;;
 	1) vifs="['mac=$mac,bridge=xenbr0']" ;;
-	*) vifs="['$vif']" ;;
+	*) vifs="[$specs]" ;;
 	esac
 	echo "$name" >>"$W/expected-domains"
 	# our code runs in it: a trap or death there is a FAIL (dom0-run.sh)
