@@ -347,6 +347,54 @@ class HarnessTest(unittest.TestCase):
         self.assertEqual(chan.scen["001-a"]["status"], "PASS")
 
 
+class DomuExecTest(unittest.TestCase):
+    """lib.sh's domu_exec against stand-in xenstore tools and agent: it
+    waits on the watch, returns the command's output and exit status,
+    and sees a "done" written before its watch was set."""
+
+    STUBS = {
+        "xenstore-read": 'for p; do case $p in -*) ;; *) cat "$S$p" && echo ;; esac; done',
+        "xenstore-write": 'while [ $# -gt 0 ]; do case $1 in -*) shift ;; '
+                          '*) mkdir -p "$(dirname "$S$1")"; printf %s "$2" >"$S$1"; shift 2 ;; '
+                          'esac; done',
+        "xenstore-watch": 'echo "$1"; last=$(cat "$S$1" 2>/dev/null); while sleep 0.05; do '
+                          'now=$(cat "$S$1" 2>/dev/null); [ "$now" = "$last" ] || echo "$1"; '
+                          'last=$now; done',
+    }
+
+    def run_exec(self, agent_delay):
+        import subprocess
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(f"{d}/bin")
+            for name, body in self.STUBS.items():
+                with open(f"{d}/bin/{name}", "w") as f:
+                    f.write("#!/bin/bash\n" + body + "\n")
+                os.chmod(f"{d}/bin/{name}", 0o755)
+            base = f"{d}/s/local/domain/7/data/xfab"
+            os.makedirs(base)
+            for k, v in (("req", "4"), ("done", "4"), ("rc", "0"), ("out", "")):
+                with open(f"{base}/{k}", "w") as f:
+                    f.write(v)
+            # the agent: answers request 5 after AGENT_DELAY seconds
+            agent = (f'until [ "$(cat {base}/req)" = 5 ]; do sleep 0.02; done; '
+                     f'sleep {agent_delay}; printf hello >{base}/out; printf 3 >{base}/rc; '
+                     f'printf 5 >{base}/done')
+            lib = os.path.join(HERE, "..", "vm", "guest", "lib.sh")
+            return subprocess.run(
+                ["bash", "-c", f'({agent}) & . "{lib}"; domu_exec 7 10 "true"; echo "rc=$?"'],
+                capture_output=True, text=True, timeout=30,
+                env={**os.environ, "PATH": f"{d}/bin:" + os.environ["PATH"],
+                     "S": f"{d}/s", "W": d, "XFAB": d})
+
+    def test_waits_for_the_agent(self):
+        r = self.run_exec(0.5)
+        self.assertEqual(r.stdout.split(), ["hello", "rc=3"], r.stderr)
+
+    def test_done_before_the_watch(self):
+        r = self.run_exec(0)
+        self.assertEqual(r.stdout.split(), ["hello", "rc=3"], r.stderr)
+
+
 class RunConfTest(unittest.TestCase):
     """run.conf is sourced by the dom0 runner: it must set what it says."""
 

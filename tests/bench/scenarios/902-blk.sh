@@ -64,7 +64,7 @@ blk_measure() {
 	id=$(domu_id d1) || error "domain d1 is gone"
 	a=$(blk_snap)
 	s0=$(stat_snap)
-	out=$(bench_domu_must "$id" $((BENCH_SECS + 120)) "$snap; $cmd; rc=\$?; $snap; exit \$rc") || exit $?
+	out=$(domu_must "$id" $((BENCH_SECS + 120)) "$snap; $cmd; rc=\$?; $snap; exit \$rc") || exit $?
 	s1=$(stat_snap)
 	b=$(blk_snap)
 	cost_rec "$set" "$rep" "$wl" "irq_dom0 map_calls unmap_calls be_kicks polls $(stat_names dom0)" "$a $s0" "$b $s1"

@@ -141,36 +141,6 @@ bench_net_ready() {
 	bench_check_param "$s" "$set" xfablend xfab_netfront rx_lend 256
 }
 
-# bench_domu_must ID TMO CMD: CMD in domain ID through the agent, as
-# domu_must does, but waiting on a xenstore watch rather than polling:
-# domu_exec reads xenstore every 0.25 s, each read a process that costs
-# dom0 0.1-0.2 s of CPU under TCG, and the wait spans the measured run.
-# Here dom0 sleeps in one xenstore-watch until the agent writes "done".
-# Prints the output; fails the benchmark if CMD exits non-zero or runs
-# past TMO seconds.
-bench_domu_must() {
-	local id=$1 tmo=$2 cmd=$3 base seq res ev out rc=
-	base=/local/domain/$id/data/xfab
-	seq=$(($(xenstore-read "$base/req") + 1)) || error "domain $id has no agent"
-	xenstore-write -R -- "$base/cmd" "$cmd" "$base/req" "$seq"
-	# The watch fires once when set (covering a "done" written before),
-	# then on every write to the node.
-	coproc BENCH_WATCH { exec timeout "$tmo" xenstore-watch "$base/done"; }
-	while read -r -u "${BENCH_WATCH[0]}" ev; do
-		res=$(xenstore-read -- "$base/done" "$base/rc" 2>/dev/null)
-		if [ "${res%%$'\n'*}" = "$seq" ]; then
-			rc=${res##*$'\n'}
-			break
-		fi
-	done
-	kill "$BENCH_WATCH_PID" 2>/dev/null
-	wait "$BENCH_WATCH_PID" 2>/dev/null
-	[ -n "$rc" ] || fail "domain $id: '$cmd' did not finish within ${tmo}s"
-	out=$(xenstore-read -R -- "$base/out")
-	echo "$out"
-	[ "$rc" = 0 ] || fail "in domain $id: '$cmd' exited $rc: $(echo "$out" | tail -n 1)"
-}
-
 # Shell text for the domU: prints "@irqs N", the event-channel interrupts
 # of its network queues so far (xen-netfront names them vif<devid>-q<N>-*,
 # xfab_netfront eth0-q<N>*). Run before and after the workload, in the
@@ -254,15 +224,15 @@ bench_measure() {
 	id=$(domu_id "$name") || error "domain $name is gone"
 	a=$(cost_snap "$id")
 	if [ "${6:-}" = dom0 ]; then
-		out=$(bench_domu_must "$id" 60 "$snap") || exit $?
+		out=$(domu_must "$id" 60 "$snap") || exit $?
 		s0=$(stat_snap)
 		out+=$'\n'$(timeout $((BENCH_SECS + 60)) $cmd 2>&1) ||
 			fail "$set rep $rep $wl: '$cmd' failed in dom0: $(echo "$out" | tail -n 1)"
 		s1=$(stat_snap)
-		out+=$'\n'$(bench_domu_must "$id" 60 "$snap") || exit $?
+		out+=$'\n'$(domu_must "$id" 60 "$snap") || exit $?
 	else
 		s0=$(stat_snap)
-		out=$(bench_domu_must "$id" $((BENCH_SECS + 60)) \
+		out=$(domu_must "$id" $((BENCH_SECS + 60)) \
 			"$snap; $cmd; rc=\$?; $snap; exit \$rc") || exit $?
 		s1=$(stat_snap)
 	fi
