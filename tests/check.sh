@@ -165,6 +165,9 @@ scen_args=(--rerun-errors 3)
 # every hostile-peer case against both backends (050, 051); check runs a
 # subset that covers each defect fixed (tests/vm/guest/hostile.sh)
 [ -n "${XFAB_FULL:-}" ] && scen_args+=(--env HOSTILE_FULL=1)
+# the long forms inside scenarios: the whole fio matrix, a driver
+# domain's planned restart (blk_fio_verify, 070)
+[ -n "${XFAB_FULL:-}" ] && scen_args+=(--env XFAB_FULL=1)
 # SCENARIOS picks a subset: each boot runs its share of it
 stock_scen=() patched_scen=() dkms_scen=()
 if [ -n "${SCENARIOS:-}" ]; then

@@ -13,9 +13,10 @@
 #   Then dd is destroyed while g1 lives (a crash: no goodbye to the
 #   frontends) and `xfab-appliance restart` brings it back: g1 carries
 #   on meanwhile (no hang, no splat), its stale devices go, a new dd
-#   serves them again, 8 MiB g1 had synced is intact, and ping, TCP and
-#   fio pass. A second restart, of the running dd (shut down, not
-#   destroyed), serves g1 again too. `down` stops both.
+#   serves them again, 8 MiB g1 had synced is intact, and ping, TCP
+#   (16 MiB each way) and fio pass. make check-full adds a second
+#   restart, of the running dd (shut down, not destroyed), which serves
+#   g1 again too. `down` stops both.
 #   Figures: seconds of each restart, TCP rates before and after.
 # Topology: dom0 (xen-blkback: dd's disk, a 256 MiB RAM disk) -> dd
 #   (driver domain, driver_domain=1: xen-blkfront for that disk as
@@ -57,13 +58,14 @@ g1_drivers() {
 	[ "$got" = xfab_blkfront ] || fail "g1 xvdb is driven by '$got', not xfab_blkfront"
 }
 
-# g1_traffic SEED SUFFIX: ping both ways, a checksummed stream each way
+# g1_traffic SEED SUFFIX SIZE: ping both ways, a checksummed stream of
+# SIZE each way
 g1_traffic() {
 	domu_must g1 60 "ping -c 3 -i 0.2 -W 5 10.0.1.1" >/dev/null || exit $?
 	domu_must dd 60 "ping -c 3 -i 0.2 -W 5 10.0.1.2" >/dev/null || exit $?
 	log "ping g1 <-> dd: ok"
-	xfer_domu_to_domu g1 dd 10.0.1.1 64M "$1" "tcp_guest_to_dd_mbit$2"
-	xfer_domu_to_domu dd g1 10.0.1.2 64M $(($1 + 1)) "tcp_dd_to_guest_mbit$2"
+	xfer_domu_to_domu g1 dd 10.0.1.1 "$3" "$1" "tcp_guest_to_dd_mbit$2"
+	xfer_domu_to_domu dd g1 10.0.1.2 "$3" $(($1 + 1)) "tcp_dd_to_guest_mbit$2"
 }
 
 # g1_back: after a restart, g1's new eth0 and xvdb are there; eth0 gets
@@ -86,7 +88,7 @@ domu_wait_ready dd "$(domu_id dd)"
 g1=$(domu_id g1)
 domu_wait_ready g1 "$g1"
 g1_drivers
-g1_traffic 21 ""
+g1_traffic 21 "" 64M
 blk_fio_verify g1 xvdb
 status_check "$g1" vif/0 xfab_netfront xfab_netback xfab pool strict
 status_check "$g1" vbd/51728 xfab_blkfront xfab_blkback xfab strict
@@ -104,21 +106,27 @@ figure restart_after_crash_secs $((SECONDS - t0))
 echo "$out" | grep -q "2 device(s) attached again" || fail "restart did not attach g1's 2 devices: $out"
 domu_wait_ready dd "$(domu_id dd)"
 g1_back
-g1_traffic 23 _after_restart
+# the new backends carry data both ways; the rates were measured above
+g1_traffic 23 _after_restart 16M
 # one fio job is enough here: the full set ran before the restart
 blk_fio_short g1 xvdb
 log "fio verify after the restart: ok"
 
-# a planned restart: dd shut down, not destroyed
-t0=$SECONDS
-appliance_run 0 restart "$A/app.appliance" dd --timeout 90
-figure restart_planned_secs $((SECONDS - t0))
-echo "$out" | grep -q "destroying it" && fail "dd did not shut down when asked: $out"
-domu_wait_ready dd "$(domu_id dd)"
-g1_back
-domu_must g1 60 "ping -c 3 -i 0.2 -W 5 10.0.1.1" >/dev/null || exit $?
+# a planned restart: dd shut down, not destroyed (check-full: the
+# crash above is the case a guest must survive; this one takes 80 s)
+planned=""
+if [ -n "${XFAB_FULL:-}" ]; then
+	t0=$SECONDS
+	appliance_run 0 restart "$A/app.appliance" dd --timeout 90
+	figure restart_planned_secs $((SECONDS - t0))
+	echo "$out" | grep -q "destroying it" && fail "dd did not shut down when asked: $out"
+	domu_wait_ready dd "$(domu_id dd)"
+	g1_back
+	domu_must g1 60 "ping -c 3 -i 0.2 -W 5 10.0.1.1" >/dev/null || exit $?
+	planned=", and shut down,"
+fi
 
 appliance_run 0 down "$A/app.appliance" --timeout 60
 sed -i '/^dd$/d; /^g1$/d' "$W/expected-domains"
 dom_gone dd && dom_gone g1 || fail "down left a domain: $(xl list)"
-pass "driver domain: xfab_netback and xfab_blkback in dd (xl devd) serve g1: ping, TCP both ways, fio verify; dd destroyed, and shut down, under g1: xfab-appliance restart serves g1's devices again, synced data intact"
+pass "driver domain: xfab_netback and xfab_blkback in dd (xl devd) serve g1: ping, TCP both ways, fio verify; dd destroyed$planned under g1: xfab-appliance restart serves g1's devices again, synced data intact"
