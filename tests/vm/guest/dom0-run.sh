@@ -77,7 +77,10 @@ make_domu_initramfs() {
 	cp "$XFAB"/guest/hotplug/* "$W/domu-run/etc/xen/scripts/"
 	: >"$W/domu-run/etc/xen/xl.conf"
 	(cd "$W/domu-run" && find . | cpio -o -H newc --quiet) >"$W/domu-run.cpio"
-	cat /opt/xfab/domu-base.cpio "$W/domu-run.cpio" >"$W/domu.cpio"
+	# perf only where the benchmark profiles (BENCH_PROFILE, bench.sh)
+	local perf=""
+	[ -n "${BENCH_PROFILE:-}" ] && perf=/opt/xfab/domu-perf.cpio
+	cat /opt/xfab/domu-base.cpio $perf "$W/domu-run.cpio" >"$W/domu.cpio"
 }
 
 # TESTBED_RE and SPLAT_RE (from run.conf, the host harness's patterns):

@@ -9,10 +9,14 @@ passwd -d root >/dev/null
 # The image is final: skip the first-boot ldconfig and catalog rebuilds.
 touch /etc/.updated /var/.updated
 
-# Boot speed under TCG: nothing periodic, nothing interactive.
+# Boot speed under TCG: nothing periodic, nothing interactive, no NFS
+# (its tools are in the image for the domUs only).
 for u in apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer \
 	e2scrub_reap.service fstrim.timer dpkg-db-backup.timer \
-	xendomains.service getty.target systemd-timesyncd.service; do
+	xendomains.service getty.target systemd-timesyncd.service \
+	nfs-server.service nfs-mountd.service nfsdcld.service nfs-idmapd.service \
+	nfs-blkmap.service rpc-statd.service rpc-statd-notify.service \
+	rpcbind.service rpcbind.socket nfs-client.target; do
 	systemctl mask "$u" >/dev/null 2>&1 || true
 done
 systemctl enable xfab-run.service

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Runs inside the image chroot. Builds /opt/xfab/domu-base.cpio: the part of
 # a PV domU's initramfs root that does not change between runs (busybox, the
-# workload tools with their libraries, the stock frontend modules).
+# workload tools with their libraries, the stock frontend modules); and
+# /opt/xfab/domu-perf.cpio, perf for profiled benchmark runs.
 #
 # Why an initramfs root and not a disk: every vbd a domU sees is then a disk
 # under test, so a block frontend (stock or xfab) can own all of them; and
@@ -45,7 +46,8 @@ copy_bin() {
 
 copy_bin busybox kmod ip ethtool netperf netserver iperf3 fio iozone \
 	xenstore-read xenstore-write xenstore-watch xenstore-exists xenstore-rm \
-	xenstore-ls xenstore-chmod mke2fs e2fsck blkdiscard
+	xenstore-ls xenstore-chmod mke2fs e2fsck blkdiscard \
+	rpc.nfsd rpc.mountd exportfs mount.nfs mount.nfs4
 # The xenstore client tools are one program that looks at its name.
 # Xen's call and foreign-memory libraries: the appliance-group tests run
 # xfabctl and xfab-peek inside domUs (members map each other's pages).
@@ -79,7 +81,7 @@ done
 # deps; and what a driver domain needs: a bridge, the event-channel and
 # grant devices xl opens, the stock backends.
 mods="xen-netfront xen-blkfront xen-privcmd ext4 brd crc32c_generic \
-	bridge xen-evtchn xen-gntdev xen-netback xen-blkback"
+	bridge xen-evtchn xen-gntdev xen-netback xen-blkback nfsd nfsv4"
 for m in $mods; do
 	modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
 done | sort -u | while read -r f; do
@@ -92,11 +94,16 @@ depmod -b "$root" "$kver"
 echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
 echo "root:x:0:" >"$root/etc/group"
 printf '127.0.0.1 localhost\n' >"$root/etc/hosts"
+# The NFS tools name ports and transports through these (libc's and
+# libtirpc's files) and keep the export table in /var/lib/nfs.
+cp /etc/services /etc/protocols /etc/netconfig "$root/etc/"
+mkdir -p "$root/var/lib/nfs"
 
 # Fail the image build, not a later boot, if a tool cannot start in the
 # domU root (126/127: its loader or a library is missing); any other exit
 # status is the tool's own answer to --help.
-for t in kmod xenstore-write ip ethtool fio netperf iperf3 mke2fs xl; do
+for t in kmod xenstore-write ip ethtool fio netperf iperf3 mke2fs xl \
+	rpc.nfsd rpc.mountd exportfs mount.nfs; do
 	rc=0
 	chroot "$root" "$(command -v $t)" --help >/dev/null 2>&1 || rc=$?
 	if [ $rc = 126 ] || [ $rc = 127 ]; then
@@ -107,3 +114,26 @@ done
 
 (cd "$root" && find . | cpio -o -H newc --quiet) >/opt/xfab/domu-base.cpio
 echo "domu-base.cpio: $(du -m /opt/xfab/domu-base.cpio | cut -f1) MiB, kernel $kver"
+
+# perf, for the benchmark's profiles (BENCH_PROFILE=1): an archive the
+# runner appends to a domU's initramfs only in a profiled run, since its
+# libraries (Perl's and Python's among them) would make every other domU
+# boot unpack 30 MiB more. The same top-level links as the base: an
+# entry named lib64 that is a directory would replace the base's link
+# when the archives unpack.
+base=$root
+root=/opt/xfab/domu-perf
+rm -rf "$root"
+mkdir -p "$root/usr/bin"
+for d in bin sbin lib lib64; do
+	ln -sfn usr/$d "$root/$d"
+done
+copy_bin perf
+# what the base has already need not come twice
+(cd "$root" && find . -type f) | while read -r f; do
+	if [ -e "$base/$f" ]; then
+		rm -f "$root/$f"
+	fi
+done
+(cd "$root" && find . | cpio -o -H newc --quiet) >/opt/xfab/domu-perf.cpio
+echo "domu-perf.cpio: $(du -m /opt/xfab/domu-perf.cpio | cut -f1) MiB"
