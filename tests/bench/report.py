@@ -71,7 +71,7 @@ BLK_MIB_COSTS = [("cpu", "CPU ms / MiB (dom0 + domU)", 1e3),
 # The headline: per benchmark (the scenario's name after its number),
 # each set against the stock set that does the same work with a guest's
 # data (tests/vm/guest/bench.sh says why these pairs).
-NET_PAIRS = [("xfab", "stocksafe"), ("xfabro", "stock")]
+NET_PAIRS = [("xfab", "stocksafe"), ("xfabro", "stock"), ("xfablend", "stock")]
 PAIRS = {"net": NET_PAIRS, "chain": NET_PAIRS,
          "blk": [("xfab", "stockbig"), ("xfabro", "stockbig")]}
 # The interval's confidence: the report gives the narrowest sign-test
@@ -84,7 +84,7 @@ SET_LABELS = {"stock": "stock", "stocksafe": "stock trusted=0",
               "xfabsp": "xfab split_kb=256", "xfabnp": "xfab poll_us=0",
               "xfabpoll": "xfab rx-usecs 50", "xfabnl": "xfab rx-gro-hw off",
               "xfabdefer": "xfab napi_defer_hard_irqs",
-              "xfablend": "xfab rx_lend=256",
+              "xfablend": "xfab-ro rx_lend=256",
               "xfabkick": "xfab tx-usecs 1000"}
 # Workloads along a size axis: netperf message sizes (bytes, or KiB with
 # K) and IOZone record sizes (KiB).

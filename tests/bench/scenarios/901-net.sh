@@ -18,8 +18,8 @@
 #   place) against xfabro (relaxed trust: TX granted in place). More
 #   sets are experiments on the xfab pair: xfabpoll (the backend's
 #   in-ring polling on: ethtool -C rx-usecs 50), xfablend (the guests
-#   lend RX pool pages to their stack: xfab_netfront.rx_lend=256,
-#   which lends only under relaxed trust), xfabkick (xfab_netback
+#   lend RX pool pages to their stack: xfab_netfront.rx_lend=256, in
+#   relaxed trust, the only trust it lends in), xfabkick (xfab_netback
 #   notifies a guest at most once per BENCH_KICK_US, 1000; ethtool -C
 #   tx-usecs) and xfabdefer (the guest's NAPI defers RX interrupts:
 #   napi_defer_hard_irqs BENCH_DEFER, 2, and gro_flush_timeout
