@@ -72,7 +72,7 @@ BLK_MIB_COSTS = [("cpu", "CPU ms / MiB (dom0 + domU)", 1e3),
 # each set against the stock set that does the same work with a guest's
 # data (tests/vm/guest/bench.sh says why these pairs).
 NET_PAIRS = [("xfab", "stocksafe"), ("xfabro", "stock"), ("xfablend", "stock")]
-PAIRS = {"net": NET_PAIRS, "chain": NET_PAIRS,
+PAIRS = {"net": NET_PAIRS, "chain": NET_PAIRS, "nfs": NET_PAIRS,
          "blk": [("xfab", "stockbig"), ("xfabro", "stockbig")]}
 # The interval's confidence: the report gives the narrowest sign-test
 # interval that reaches it, and says so when the rounds are too few.
@@ -87,8 +87,9 @@ SET_LABELS = {"stock": "stock", "stocksafe": "stock trusted=0",
               "xfablend": "xfab-ro rx_lend=256",
               "xfabkick": "xfab tx-usecs 1000"}
 # Workloads along a size axis: netperf message sizes (bytes, or KiB with
-# K) and IOZone record sizes (KiB).
-SIZE = re.compile(r"^(tcp_stream|tcp_maerts|iozone_write|iozone_read)_(\d+)(K?)$")
+# K) and IOZone record sizes (KiB), on a vbd (902) or over NFS (904: nfs_,
+# and nfs_local_ for the storage guest's own filesystem), each phase.
+SIZE = re.compile(r"^(tcp_stream|tcp_maerts|(?:nfs_local_|nfs_)?iozone_[a-z]+)_(\d+)(K?)$")
 
 
 def size_kib(wl):
@@ -325,6 +326,33 @@ def headline(runs):
     return "\n".join(lines) + "\n" + harness_load(runs)
 
 
+def nfs_fraction(runs):
+    """The NFS appliance against the storage guest's own filesystem: per
+    set, phase and record size, the median over rounds of the NFS result
+    over the local one of the same round ('' without 904's figures)."""
+    local = {(r["set"], r["rep"], r["workload"][len("nfs_local_"):]): r["value"]
+             for r in runs if r["workload"].startswith("nfs_local_iozone_")
+             and r["metric"] == "mib_s"}
+    fr = {}
+    for r in runs:
+        wl = r["workload"]
+        if wl.startswith("nfs_iozone_") and r["metric"] == "mib_s":
+            ref = local.get((r["set"], r["rep"], wl[len("nfs_"):]))
+            if ref:
+                fr.setdefault((wl, r["set"]), []).append(r["value"] / ref)
+    if not fr:
+        return ""
+    sets = sorted({s for _, s in fr}, key=set_key)
+    wls = sorted({w for w, _ in fr}, key=workload_order)
+    rows = [[wl] + [f"{statistics.median(fr[(wl, s)]):.2f} (n={len(fr[(wl, s)])})"
+                    if (wl, s) in fr else "-" for s in sets] for wl in wls]
+    lines = ["", "## NFS appliance: fraction of the storage guest's own filesystem", "",
+             "IOZone in the client over NFS over the same IOZone in the "
+             "storage guest on the exported filesystem (same disk, same "
+             "block pair, no network), round by round; medians:", ""]
+    return "\n".join(lines + md_rows(["workload"] + [label(s) for s in sets], rows)) + "\n"
+
+
 def harness_load(runs):
     """The null run per set: the share of each domain's vCPU time that was
     busy while the harness alone ran ('' without null runs)."""
@@ -492,6 +520,9 @@ def plots(summary, results, hrows):
              "mbit", "message size (KiB)"),
             ("iozone.png", (("iozone_write", "IOZone write"),
                             ("iozone_read", "IOZone read")),
+             "mib_s", "record size (KiB)"),
+            ("iozone_nfs.png", (("nfs_iozone_write", "IOZone write over NFS"),
+                                ("nfs_iozone_read", "IOZone read over NFS")),
              "mib_s", "record size (KiB)")):
         if size_plot(plt, summary, os.path.join(results, name), kinds, unit, xlabel):
             made.append(name)
@@ -527,7 +558,7 @@ def main(argv):
     with open(os.path.join(results, "bench.json"), "w") as f:
         json.dump(runs, f, indent=1)
     summary = summarize(runs)
-    md = table(summary, machine_record(results), headline(runs))
+    md = table(summary, machine_record(results), headline(runs)) + nfs_fraction(runs)
     made = plots(summary, results, headline_rows(runs))
     md += "\n" + (made if isinstance(made, str) else
                   "Plots: " + ", ".join(made)) + "\n"

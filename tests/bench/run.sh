@@ -14,6 +14,8 @@
 #   BENCH_SIZES     netperf message sizes, bytes or KiB ("1K 16K 64K";
 #                   --quick "16K")
 #   BLK_RECORDS     IOZone record sizes in KiB ("1024")
+#   NFS_RECORDS     IOZone record sizes over NFS, KiB ("1024")
+#   NFS_FILE_MB     IOZone's file over NFS, MiB (64; --quick 16)
 #   BENCH_D2        1: also the second domU and the domU-to-domU run
 #                   (1; --quick 0)
 #   BENCH_SETS      network sets (tests/vm/guest/bench.sh, BENCH_NET_SETS)
@@ -26,9 +28,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 secs=${BENCH_SECS:-10} reps=${BENCH_REPEATS:-3} sizes=${BENCH_SIZES:-"1K 16K 64K"} d2=${BENCH_D2:-1}
+nfs_mb=${NFS_FILE_MB:-64}
 if [ "${1:-}" = --quick ]; then
 	shift
 	secs=${BENCH_SECS:-4} reps=${BENCH_REPEATS:-1} sizes=${BENCH_SIZES:-16K} d2=${BENCH_D2:-0}
+	nfs_mb=${NFS_FILE_MB:-16}
 fi
 bad() { echo "bench: $*" >&2; exit 2; }
 # the set names and bench_check_sets (after the settings above are read:
@@ -42,12 +46,22 @@ done
 	bad "BENCH_SIZES must be message sizes in bytes or KiB, like '512 1K 16K 64K' (got '$sizes')"
 [[ "${BLK_RECORDS:-1024}" =~ ^[1-9][0-9]*( [1-9][0-9]*)*$ ]] ||
 	bad "BLK_RECORDS must be IOZone record sizes in KiB, like '4 64 1024 4096' (got '$BLK_RECORDS')"
+[[ "${NFS_RECORDS:-1024}" =~ ^[1-9][0-9]*( [1-9][0-9]*)*$ ]] ||
+	bad "NFS_RECORDS must be IOZone record sizes in KiB, like '4 64 1024 4096' (got '$NFS_RECORDS')"
+# the file and fio's 64 MiB share s's 320 MiB disk
+[[ "$nfs_mb" =~ ^[1-9][0-9]*$ ]] && [ "$nfs_mb" -le 192 ] ||
+	bad "NFS_FILE_MB must be a size in MiB from 1 to 192 (got '$nfs_mb')"
+for r in ${NFS_RECORDS:-1024}; do
+	[ "$r" -le $((nfs_mb * 1024)) ] ||
+		bad "NFS_RECORDS: a record of $r KiB does not fit a file of NFS_FILE_MB=$nfs_mb MiB"
+done
 net_sets=${BENCH_SETS:-$BENCH_NET_DEFAULT} blk_sets=${BLK_SETS:-$BENCH_BLK_DEFAULT}
 why=$(bench_check_sets net "$net_sets") || bad "BENCH_SETS: $why"
 why=$(bench_check_sets blk "$blk_sets") || bad "BLK_SETS: $why"
 envs=(--env "BENCH_SECS=$secs" --env "BENCH_REPEATS=$reps" --env "BENCH_SIZES=$sizes"
 	--env "BENCH_D2=$d2" --env "BENCH_SETS=$net_sets" --env "BLK_SETS=$blk_sets"
-	--env "BLK_RECORDS=${BLK_RECORDS:-1024}")
+	--env "BLK_RECORDS=${BLK_RECORDS:-1024}" --env "NFS_RECORDS=${NFS_RECORDS:-1024}"
+	--env "NFS_FILE_MB=$nfs_mb")
 for k in BENCH_KICK_US BENCH_DEFER BENCH_FLUSH_NS BLK_POLL_US; do
 	[ -n "${!k:-}" ] || continue
 	[[ "${!k}" =~ ^[0-9]+$ ]] || bad "$k must be a number (got '${!k}')"

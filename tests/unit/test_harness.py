@@ -724,6 +724,27 @@ class BenchReportTest(unittest.TestCase):
             self.run_report()
         self.assertIn("no benchmark figures", str(e.exception.code))
 
+    def test_nfs_fraction_of_the_local_filesystem_per_round(self):
+        figs = {}
+        # round 1: NFS at half the local rate, round 2 at a quarter, 3 at
+        # half again: median 0.5; xfab only in round 1
+        for rep, (nfs, loc) in enumerate([(50, 100), (30, 120), (40, 80)], 1):
+            figs[f"b.stock.{rep}.nfs_iozone_write_1024K.mib_s"] = nfs
+            figs[f"b.stock.{rep}.nfs_local_iozone_write_1024K.mib_s"] = loc
+        figs["b.xfab.1.nfs_iozone_write_1024K.mib_s"] = 90
+        figs["b.xfab.1.nfs_local_iozone_write_1024K.mib_s"] = 100
+        figs["b.xfab.2.nfs_iozone_write_1024K.mib_s"] = 90     # no local: left out
+        with open(os.path.join(self.res, "scenarios", "904-nfs.json"), "w") as f:
+            json.dump({"name": "904-nfs", "figures": figs}, f)
+        rc, out = self.run_report()
+        self.assertEqual(rc, 0)
+        lines = out.splitlines()
+        i = lines.index("## NFS appliance: fraction of the storage guest's own filesystem")
+        self.assertEqual(lines[i + 4], "| workload | stock | xfab |")
+        self.assertEqual(lines[i + 6], "| nfs_iozone_write_1024K | 0.50 (n=3) | 0.90 (n=1) |")
+        self.assertEqual(report.size_kib("nfs_local_iozone_randread_64K"), 64)
+        self.assertEqual(report.PAIRS["nfs"], report.NET_PAIRS)
+
 
 class BenchPairingTest(unittest.TestCase):
     """report.py's paired ratios, interval and verdict; bench.sh's round
@@ -859,7 +880,10 @@ class BenchPairingTest(unittest.TestCase):
                          (("BLK_POLL_US", "fast"), "BLK_POLL_US must be a number"),
                          (("BENCH_REPEATS", "0"), "positive integers"),
                          (("BENCH_SIZES", "0.5K 16K"), "bytes or KiB"),
-                         (("BLK_RECORDS", "4K 1M"), "record sizes in KiB")):
+                         (("BLK_RECORDS", "4K 1M"), "record sizes in KiB"),
+                         (("NFS_RECORDS", "64 1M"), "NFS_RECORDS must be IOZone record sizes"),
+                         (("NFS_FILE_MB", "500"), "from 1 to 192"),
+                         (("NFS_RECORDS", "131072"), "does not fit a file of NFS_FILE_MB=64")):
             r = subprocess.run(["bash", self.RUN_SH], capture_output=True, text=True,
                                env={**os.environ, env[0]: env[1]}, timeout=30)
             self.assertEqual(r.returncode, 2, r.stderr)

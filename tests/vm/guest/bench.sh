@@ -228,22 +228,24 @@ netperf_value() { awk 'NF >= 5 && $1 ~ /^[0-9]+$/ { print $NF; exit }'; }
 # CMD's output. A run that fails fails the benchmark. dom0's /proc/stat
 # is read last before the run and first after it, so that the window its
 # ticks cover holds the run and the agent's round trip, not the
-# snapshots.
+# snapshots. MEASURE_TMO: seconds CMD may take (BENCH_SECS + 60), for a
+# workload that runs to a size, not for BENCH_SECS (IOZone).
 bench_measure() {
 	local set=$1 rep=$2 wl=$3 name=$4 cmd=$5 a b s0 s1 out k id
+	local tmo=${MEASURE_TMO:-$((BENCH_SECS + 60))}
 	local snap="$DOMU_IRQS; $DOMU_KICKS; $DOMU_STAT"
 	id=$(domu_id "$name") || error "domain $name is gone"
 	a=$(cost_snap "$id")
 	if [ "${6:-}" = dom0 ]; then
 		out=$(domu_must "$id" 60 "$snap") || exit $?
 		s0=$(stat_snap)
-		out+=$'\n'$(timeout $((BENCH_SECS + 60)) $cmd 2>&1) ||
+		out+=$'\n'$(timeout "$tmo" $cmd 2>&1) ||
 			fail "$set rep $rep $wl: '$cmd' failed in dom0: $(echo "$out" | tail -n 1)"
 		s1=$(stat_snap)
 		out+=$'\n'$(domu_must "$id" 60 "$snap") || exit $?
 	else
 		s0=$(stat_snap)
-		out=$(domu_must "$id" $((BENCH_SECS + 60)) \
+		out=$(domu_must "$id" "$tmo" \
 			"$snap; $cmd; rc=\$?; $snap; exit \$rc") || exit $?
 		s1=$(stat_snap)
 	fi
