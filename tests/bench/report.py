@@ -28,6 +28,9 @@ import statistics
 import sys
 
 FIG = re.compile(r"b\.([a-z]+)\.(\d+)\.([A-Za-z0-9_]+)\.([a-z_0-9]+)$")
+# The profiled round's top symbols (BENCH_PROFILE): p.<set>.<workload>.
+# <domain>.<rank> = "percent dso symbol".
+PROF = re.compile(r"p\.([a-z]+)\.([A-Za-z0-9_]+)\.(dom0|domu)\.(\d+)$")
 # Metrics that are the workload's result; the rest are cost counters.
 RESULTS = {"mbit": "Mbit/s", "trans_s": "transactions/s",
            "rx_pps": "packets/s received", "mib_s": "MiB/s", "iops": "IOPS"}
@@ -98,21 +101,54 @@ def size_kib(wl):
     return int(m.group(2)) * (1 if m.group(3) else 1 / 1024)
 
 
-def load(results):
-    """The raw records of a run: (set, rep, workload, metric, value)."""
-    runs = []
+def figures(results, pattern):
+    """(bench, match, value) for every figure of the run whose name
+    PATTERN matches; bench is the scenario's name after its number
+    (901-net -> net: which PAIRS apply)."""
     for path in sorted(glob.glob(os.path.join(results, "scenarios", "*.json"))):
         with open(path) as f:
             scen = json.load(f)
-        # 901-net -> net: which PAIRS apply
         bench = os.path.basename(path)[:-5].split("-", 1)[-1]
         for name, value in scen.get("figures", {}).items():
-            m = FIG.match(name)
+            m = pattern.match(name)
             if m:
-                runs.append({"bench": bench, "set": m.group(1),
-                             "rep": int(m.group(2)), "workload": m.group(3),
-                             "metric": m.group(4), "value": float(value)})
-    return runs
+                yield bench, m, value
+
+
+def load(results):
+    """The raw records of a run: (set, rep, workload, metric, value)."""
+    return [{"bench": bench, "set": m.group(1), "rep": int(m.group(2)),
+             "workload": m.group(3), "metric": m.group(4), "value": float(value)}
+            for bench, m, value in figures(results, FIG)]
+
+
+def load_profiles(results):
+    """{(bench, workload, set, domain): [(rank, "percent dso symbol")]}"""
+    prof = {}
+    for bench, m, value in figures(results, PROF):
+        prof.setdefault((bench, m.group(2), m.group(1), m.group(3)), []).append(
+            (int(m.group(4)), str(value)))
+    return prof
+
+
+def profiles(prof, top=5):
+    """Where the time went, per benchmark, workload, set and domain: the
+    profiled round's busiest symbols ('' without a profiled round)."""
+    if not prof:
+        return ""
+    lines = ["", "## Where the time goes (perf, the profiled round)", "",
+             "perf record -e cpu-clock -a in dom0 and in the domU that ran "
+             "the workload, during round 0 (its results are not in the "
+             f"tables above); the {top} busiest symbols of each, percent of "
+             "that domain's samples:", ""]
+    rows = []
+    for bench, wl, s, dom in sorted(prof, key=lambda k: (k[0], workload_order(k[1]),
+                                                         set_key(k[2]), k[3])):
+        syms = [v for _, v in sorted(prof[(bench, wl, s, dom)])[:top]]
+        rows.append([bench, wl, label(s), dom,
+                     "; ".join(" ".join(v.split()) for v in syms)])
+    return "\n".join(lines + md_rows(["bench", "workload", "set", "domain",
+                                      "top symbols (percent dso symbol)"], rows)) + "\n"
 
 
 def derive_costs(runs):
@@ -558,7 +594,8 @@ def main(argv):
     with open(os.path.join(results, "bench.json"), "w") as f:
         json.dump(runs, f, indent=1)
     summary = summarize(runs)
-    md = table(summary, machine_record(results), headline(runs)) + nfs_fraction(runs)
+    md = (table(summary, machine_record(results), headline(runs)) + nfs_fraction(runs)
+          + profiles(load_profiles(results)))
     made = plots(summary, results, headline_rows(runs))
     md += "\n" + (made if isinstance(made, str) else
                   "Plots: " + ", ".join(made)) + "\n"

@@ -18,6 +18,9 @@
 #   NFS_FILE_MB     IOZone's file over NFS, MiB (64; --quick 16)
 #   BENCH_D2        1: also the second domU and the domU-to-domU run
 #                   (1; --quick 0)
+#   BENCH_PROFILE   1: a profiled round first (perf in dom0 and the domU
+#                   around every run; its top symbols in the report, its
+#                   results in no table)
 #   BENCH_SETS      network sets (tests/vm/guest/bench.sh, BENCH_NET_SETS)
 #   BLK_SETS        block sets (BENCH_BLK_SETS there)
 #   BENCH_KICK_US, BENCH_DEFER, BENCH_FLUSH_NS, BLK_POLL_US: the settings
@@ -42,6 +45,7 @@ for v in "$secs" "$reps"; do
 	[[ "$v" =~ ^[1-9][0-9]*$ ]] || bad "BENCH_SECS and BENCH_REPEATS must be positive integers (got '$v')"
 done
 [[ "$d2" =~ ^[01]$ ]] || bad "BENCH_D2 must be 0 or 1 (got '$d2')"
+[[ "${BENCH_PROFILE:-0}" =~ ^[01]$ ]] || bad "BENCH_PROFILE must be 0 or 1 (got '$BENCH_PROFILE')"
 [[ "$sizes" =~ ^[1-9][0-9]*K?( [1-9][0-9]*K?)*$ ]] ||
 	bad "BENCH_SIZES must be message sizes in bytes or KiB, like '512 1K 16K 64K' (got '$sizes')"
 [[ "${BLK_RECORDS:-1024}" =~ ^[1-9][0-9]*( [1-9][0-9]*)*$ ]] ||
@@ -62,6 +66,8 @@ envs=(--env "BENCH_SECS=$secs" --env "BENCH_REPEATS=$reps" --env "BENCH_SIZES=$s
 	--env "BENCH_D2=$d2" --env "BENCH_SETS=$net_sets" --env "BLK_SETS=$blk_sets"
 	--env "BLK_RECORDS=${BLK_RECORDS:-1024}" --env "NFS_RECORDS=${NFS_RECORDS:-1024}"
 	--env "NFS_FILE_MB=$nfs_mb")
+# bench.sh and dom0-run.sh test it for being non-empty
+[ "${BENCH_PROFILE:-0}" = 1 ] && envs+=(--env BENCH_PROFILE=1)
 for k in BENCH_KICK_US BENCH_DEFER BENCH_FLUSH_NS BLK_POLL_US; do
 	[ -n "${!k:-}" ] || continue
 	[[ "${!k}" =~ ^[0-9]+$ ]] || bad "$k must be a number (got '${!k}')"
@@ -74,7 +80,9 @@ if [ -n "${BLK_FE_KARGS:-}" ]; then
 fi
 
 tests/vm/deps.sh python3-matplotlib
-echo "[bench] $reps round(s), ${secs}s per run; network sets: $net_sets" \
+prof=""
+[ "${BENCH_PROFILE:-0}" = 1 ] && prof=" after a profiled one"
+echo "[bench] $reps round(s)$prof, ${secs}s per run; network sets: $net_sets" \
 	"(message sizes $sizes); block sets: $blk_sets"
 rc=0
 tests/vm/run.py --scenario-dir tests/bench/scenarios --tag bench \

@@ -724,6 +724,17 @@ class BenchReportTest(unittest.TestCase):
             self.run_report()
         self.assertIn("no benchmark figures", str(e.exception.code))
 
+    def test_profiles_listed_per_workload_set_and_domain(self):
+        self.write({"b.stock.1.tcp_rr.trans_s": 500,
+                    "p.xfab.tcp_rr.dom0.2": "10.00 [xfab_netback] nb_poll",
+                    "p.xfab.tcp_rr.dom0.1": "40.00 [kernel.kallsyms] xen_hypercall_sched_op",
+                    "p.xfab.tcp_rr.domu.1": "30.00 [kernel.kallsyms]  memcpy"})
+        rc, out = self.run_report()
+        self.assertEqual(rc, 0)
+        self.assertIn("| net | tcp_rr | xfab | dom0 | 40.00 [kernel.kallsyms] "
+                      "xen_hypercall_sched_op; 10.00 [xfab_netback] nb_poll |", out)
+        self.assertIn("| net | tcp_rr | xfab | domu | 30.00 [kernel.kallsyms] memcpy |", out)
+
     def test_nfs_fraction_of_the_local_filesystem_per_round(self):
         figs = {}
         # round 1: NFS at half the local rate, round 2 at a quarter, 3 at
@@ -840,6 +851,30 @@ class BenchPairingTest(unittest.TestCase):
         irq = [ln for ln in lines if "dom0 interrupts / 1000 pkts" in ln][0]
         self.assertTrue(irq.endswith("| - | 300 [300-300] n=1 | 100 [100-100] n=1 |"), irq)
 
+    def test_perf_top_keeps_percent_dso_symbol(self):
+        # a stand-in perf prints what perf report -q prints
+        fake = ("perf() { printf '%s\\n' '    41.20%  [kernel.kallsyms]  [k] xen_hypercall_sched_op' "
+                "'    12.03%  [xfab_netback]      [k] nb_tx_copy' '     3.10%  libc.so.6  [.] memcpy' "
+                "'# comment'; }; ")
+        r = self.bash(fake + 'PROF_TOP=2; . "%s"; pf=/x; eval "$PERF_TOP_SH"' % self.BENCH_SH)
+        self.assertEqual(r.stdout.split("\n")[:2],
+                         ["41.20 [kernel.kallsyms]  xen_hypercall_sched_op",
+                          "12.03 [xfab_netback]  nb_tx_copy"])
+        self.assertEqual(r.stdout.count("\n"), 2)
+
+    def test_profiled_round_records_no_results(self):
+        with tempfile.TemporaryDirectory() as d:
+            r = self.bash(f'log() {{ :; }}; OUT={d}/s; BENCH_REPEATS=2 BENCH_PROFILE=1; '
+                          'figure() { echo "$1 $2" >>"$OUT.figs"; }; '
+                          'one() { echo "run $1 $2"; rec "$1" "$2" tcp_rr trans_s 5; '
+                          'cost_rec "$1" "$2" tcp_rr "pkts" "1" "3"; }; '
+                          f'bench_rounds "a b" one; cat {d}/s.figs')
+        self.assertEqual(r.stdout.split("\n")[:6],
+                         ["run b 0", "run a 0", "run a 1", "run b 1", "run b 2", "run a 2"])
+        figs = r.stdout.split("\n")[6:]
+        self.assertIn("b.a.1.tcp_rr.trans_s 5", figs)
+        self.assertFalse([f for f in figs if ".0." in f], figs)
+
     def test_sizes_in_bytes_or_kib_sort_by_size(self):
         wls = ["tcp_stream_64K", "tcp_stream_1K", "tcp_stream_512", "iozone_write_4K",
                "iozone_write_1024K", "tcp_rr"]
@@ -883,6 +918,7 @@ class BenchPairingTest(unittest.TestCase):
                          (("BLK_RECORDS", "4K 1M"), "record sizes in KiB"),
                          (("NFS_RECORDS", "64 1M"), "NFS_RECORDS must be IOZone record sizes"),
                          (("NFS_FILE_MB", "500"), "from 1 to 192"),
+                         (("BENCH_PROFILE", "yes"), "BENCH_PROFILE must be 0 or 1"),
                          (("NFS_RECORDS", "131072"), "does not fit a file of NFS_FILE_MB=64")):
             r = subprocess.run(["bash", self.RUN_SH], capture_output=True, text=True,
                                env={**os.environ, env[0]: env[1]}, timeout=30)

@@ -13,6 +13,10 @@ BENCH_SECS=${BENCH_SECS:-10}		# seconds per measured run
 BENCH_REPEATS=${BENCH_REPEATS:-3}	# rounds over the sets
 BENCH_SIZES=${BENCH_SIZES:-"1K 16K 64K"}	# netperf message sizes
 BENCH_D2=${BENCH_D2:-1}			# 0: no second domU (quick mode)
+# 1: a profiled round (round 0) before the measured ones: every run of it
+# under perf in dom0 and in the domU, its top symbols recorded, none of
+# its results (perf's own cost would be in them)
+BENCH_PROFILE=${BENCH_PROFILE:-}
 
 # The sets each benchmark knows, the defaults first: the trust-matched
 # pairs the report's headline compares (stocksafe with xfab: both copy
@@ -45,7 +49,9 @@ bench_check_sets() {
 	done
 }
 
-rec() { figure "b.$1.$2.$3.$4" "$5"; }
+# rec SET REP WL METRIC VALUE: one raw result (nothing from round 0, the
+# profiled round)
+rec() { [ "$2" = 0 ] || figure "b.$1.$2.$3.$4" "$5"; }
 
 # bench_order SETS REP: the sets in round REP's order, SETS rotated left by
 # REP - 1: over any N consecutive rounds each set runs once in each
@@ -63,7 +69,7 @@ bench_order() {
 # rounds in bench_order.
 bench_rounds() {
 	local sets=$1 fn=$2 rep set
-	for rep in $(seq "$BENCH_REPEATS"); do
+	for rep in $([ -n "$BENCH_PROFILE" ] && echo 0) $(seq "$BENCH_REPEATS"); do
 		for set in $(bench_order "$sets" "$rep"); do
 			log "== round $rep, $set"
 			"$fn" "$set" "$rep"
@@ -207,6 +213,7 @@ cost_snap() {
 # workload's.
 cost_rec() {
 	local set=$1 rep=$2 wl=$3 figs
+	[ "$rep" = 0 ] && return 0
 	figs=$(awk -v names="$4" -v a="$5" -v b="$6" -v p="b.$set.$rep.$wl." 'BEGIN {
 		n = split(names, k, " "); split(a, x, " "); split(b, y, " ")
 		for (i = 1; i <= n; i++)
@@ -233,29 +240,75 @@ netperf_value() { awk 'NF >= 5 && $1 ~ /^[0-9]+$/ { print $NF; exit }'; }
 bench_measure() {
 	local set=$1 rep=$2 wl=$3 name=$4 cmd=$5 a b s0 s1 out k id
 	local tmo=${MEASURE_TMO:-$((BENCH_SECS + 60))}
-	local snap="$DOMU_IRQS; $DOMU_KICKS; $DOMU_STAT"
+	local snap="$DOMU_IRQS; $DOMU_KICKS; $DOMU_STAT" p0="" p1=""
 	id=$(domu_id "$name") || error "domain $name is gone"
+	if [ "$rep" = 0 ]; then
+		p0="$DOMU_PERF_START;" p1="$DOMU_PERF_STOP;"
+		prof_start
+	fi
 	a=$(cost_snap "$id")
 	if [ "${6:-}" = dom0 ]; then
-		out=$(domu_must "$id" 60 "$snap") || exit $?
+		out=$(domu_must "$id" 60 "$p0 $snap") || exit $?
 		s0=$(stat_snap)
 		out+=$'\n'$(timeout "$tmo" $cmd 2>&1) ||
 			fail "$set rep $rep $wl: '$cmd' failed in dom0: $(echo "$out" | tail -n 1)"
 		s1=$(stat_snap)
-		out+=$'\n'$(domu_must "$id" 60 "$snap") || exit $?
+		out+=$'\n'$(domu_must "$id" 60 "$p1 $snap") || exit $?
 	else
 		s0=$(stat_snap)
 		out=$(domu_must "$id" "$tmo" \
-			"$snap; $cmd; rc=\$?; $snap; exit \$rc") || exit $?
+			"$p0 $snap; $cmd; rc=\$?; $p1 $snap; exit \$rc") || exit $?
 		s1=$(stat_snap)
 	fi
+	[ "$rep" = 0 ] && prof_stop "$set" "$wl" "$out"
 	b=$(cost_snap "$id")
 	cost_rec "$set" "$rep" "$wl" "irq_dom0 pkts gnt_copy_ops gnt_copy_calls be_kicks $(stat_names dom0)" "$a $s0" "$b $s1"
 	cost_rec "$set" "$rep" "$wl" "irq_domu fe_kicks $(stat_names domu)" \
 		"$(for k in @irqs @fekicks @stat; do domu_vals "$out" $k 1; done | tr '\n' ' ')" \
 		"$(for k in @irqs @fekicks @stat; do domu_vals "$out" $k '$'; done | tr '\n' ' ')"
 	# the command's own output; none (the null run's sleep) is no failure
-	echo "$out" | grep -v '^@\(irqs\|fekicks\|stat\)' || true
+	echo "$out" | grep -v '^@\(irqs\|fekicks\|stat\|prof\)' || true
+}
+
+# The profiled round (BENCH_PROFILE, round 0): perf samples every vCPU of
+# dom0 and of the measured domU while a run goes, with cpu-clock (a
+# software timer: a PV guest, and anything under TCG, has no hardware
+# counters to sample); the PROF_TOP busiest symbols of each domain become
+# figures p.SET.WL.DOMAIN.RANK = "percent dso symbol", which the report
+# lists. PERF_TOP_SH: shell text that prints those lines from the
+# perf.data named by $pf (dom0 and the domU run the same text); perf
+# report's lines are "12.34%  [kernel.kallsyms]  [k] symbol", and the
+# [k]/[.] column goes. A run that was asked for a profile and gave none
+# fails: the report would otherwise lack it without a word.
+PROF_TOP=${PROF_TOP:-8}
+PERF_TOP_SH="perf report -i \$pf --stdio --no-children --sort dso,sym -q 2>/dev/null |
+	awk 'NF >= 4 && \$1 ~ /%\$/ { sub(/%\$/, \"\", \$1); \$3 = \"\"; print }' | head -n $PROF_TOP"
+DOMU_PERF_START="perf record -q -e cpu-clock -F 499 -a -o /tmp/prof.data >/dev/null 2>&1 &
+	echo \$! >/tmp/prof.pid; sleep 1"
+DOMU_PERF_STOP="p=\$(cat /tmp/prof.pid); kill -INT \$p; while kill -0 \$p 2>/dev/null; do sleep 0.2; done;
+	pf=/tmp/prof.data; $PERF_TOP_SH | sed 's/^/@prof /'"
+prof_start() {
+	perf record -q -e cpu-clock -F 499 -a -o "$W/prof.data" >/dev/null 2>&1 &
+	PROF_PID=$!
+	sleep 1
+}
+# prof_stop SET WL OUT: dom0's perf stopped; both domains' top symbols
+# (the domU's are OUT's @prof lines) recorded and logged.
+prof_stop() {
+	local set=$1 wl=$2 pf=$W/prof.data
+	kill -INT "$PROF_PID" 2>/dev/null
+	wait "$PROF_PID"
+	prof_rec "$set" "$wl" dom0 "$(eval "$PERF_TOP_SH")"
+	prof_rec "$set" "$wl" domu "$(echo "$3" | sed -n 's/^@prof //p')"
+}
+# prof_rec SET WL DOMAIN LINES: LINES as figures p.SET.WL.DOMAIN.1, .2, ...
+prof_rec() {
+	local i=0 l
+	[ -n "$4" ] || fail "$1 $2: BENCH_PROFILE: perf gave no profile in $3"
+	while IFS= read -r l; do
+		i=$((i + 1))
+		figure "p.$1.$2.$3.$i" "$l"
+	done <<<"$4"
 }
 
 # bench_np DOMU SET REP WL METRIC ARGS: one netperf run with ARGS from
