@@ -256,8 +256,10 @@ bench_measure() {
 		out+=$'\n'$(domu_must "$id" 60 "$p1 $snap") || exit $?
 	else
 		s0=$(stat_snap)
+		# CMD in a subshell: one that ends in exit (IOZone's removes its
+		# file first) must not skip the snapshot and the profile after it
 		out=$(domu_must "$id" "$tmo" \
-			"$p0 $snap; $cmd; rc=\$?; $p1 $snap; exit \$rc") || exit $?
+			"$p0 $snap; ($cmd); rc=\$?; $p1 $snap; exit \$rc") || exit $?
 		s1=$(stat_snap)
 	fi
 	[ "$rep" = 0 ] && prof_stop "$set" "$wl" "$out"
