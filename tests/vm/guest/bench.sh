@@ -284,7 +284,7 @@ bench_measure() {
 # fails: the report would otherwise lack it without a word.
 PROF_TOP=${PROF_TOP:-8}
 PERF_TOP_SH="perf report -i \$pf --stdio --no-children --sort dso,sym -q 2>/dev/null |
-	awk 'NF >= 4 && \$1 ~ /%\$/ { sub(/%\$/, \"\", \$1); \$3 = \"\"; print }' | head -n $PROF_TOP"
+	awk 'n < $PROF_TOP && NF >= 4 && \$1 ~ /%\$/ { sub(/%\$/, \"\", \$1); \$3 = \"\"; print; n++ }'"
 DOMU_PERF_START="perf record -q -e cpu-clock -F 499 -a -o /tmp/prof.data >/dev/null 2>&1 &
 	echo \$! >/tmp/prof.pid; sleep 1"
 DOMU_PERF_STOP="p=\$(cat /tmp/prof.pid); kill -INT \$p; while kill -0 \$p 2>/dev/null; do sleep 0.2; done;
