@@ -3,11 +3,12 @@
 # Objective: what a packet costs when it crosses two guest hops, as in an
 #   appliance whose middle VM routes or filters (Fido's MMNet claimed
 #   full transitive zero copy; a chain shows what each pair does at
-#   every hop): netperf TCP_STREAM 16K and TCP_RR from a to c, through
-#   b, which forwards between its two vifs. (UDP_STREAM of 64-byte
-#   messages is not here yet: from a to c it exited 1 on the first run,
-#   cause not yet known.) The same over loopback inside
-#   a is the "monolithic" reference (once a round). Every set of
+#   every hop): netperf TCP_STREAM 16K, TCP_RR and UDP_STREAM of 64-byte
+#   messages (packets per second at c) from a to c, through b, which
+#   forwards between its two vifs. netperf sets SO_DONTROUTE on a UDP
+#   stream's socket unless told -R 1: to c, a subnet away, its sends
+#   failed at once (netperf exited 1). The same over loopback inside a
+#   is the "monolithic" reference (once a round). Every set of
 #   BENCH_SETS, rotated each round as 901 does, a null run first. Fails
 #   only if a workload does not run or a set's setting did not reach its
 #   driver.
@@ -24,6 +25,15 @@ DIAG=net_diag
 # np_chain SET REP WL M ARGS: one netperf run from a (bench_np).
 np_chain() { bench_np a "$@"; }
 
+# udp_chain SET REP HOST: UDP_STREAM of 64-byte messages from a to HOST,
+# routed, as packets per second the receiving netserver counted.
+udp_chain() {
+	local out
+	out=$(bench_measure "$1" "$2" chain_udp_64 a \
+		"netperf -H $3 -t UDP_STREAM -l $BENCH_SECS -P 0 -- -m 64 -R 1") || exit $?
+	netperf_udp_rec "$1" "$2" chain_udp_64 "$out"
+}
+
 bench_chain_set() {
 	local set=$1 rep=$2 T=$BENCH_SECS s
 	net_use_backend "$(bench_backend "$set")"
@@ -35,9 +45,11 @@ bench_chain_set() {
 	bench_measure "$set" "$rep" null a "sleep $T" >/dev/null || exit $?
 	np_chain "$set" "$rep" chain_stream_16K mbit "-H 10.2.0.2 -t TCP_STREAM -l $T -P 0 -f m -- -m 16K"
 	np_chain "$set" "$rep" chain_rr trans_s "-H 10.2.0.2 -t TCP_RR -l $T -P 0"
+	udp_chain "$set" "$rep" 10.2.0.2
 	if [ "$set" = "${BENCH_SETS%% *}" ]; then
 		np_chain ref "$rep" chain_stream_16K mbit "-H 127.0.0.1 -t TCP_STREAM -l $T -P 0 -f m -- -m 16K"
 		np_chain ref "$rep" chain_rr trans_s "-H 127.0.0.1 -t TCP_RR -l $T -P 0"
+		udp_chain ref "$rep" 127.0.0.1
 	fi
 	chain_down
 }
