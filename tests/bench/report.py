@@ -29,7 +29,7 @@ import sys
 
 FIG = re.compile(r"b\.([a-z]+)\.(\d+)\.([A-Za-z0-9_]+)\.([a-z_0-9]+)$")
 # The profiled round's top symbols (BENCH_PROFILE): p.<set>.<workload>.
-# <domain>.<rank> = "percent dso symbol".
+# <domain>.<rank> = "percent task dso symbol".
 PROF = re.compile(r"p\.([a-z]+)\.([A-Za-z0-9_]+)\.(dom0|domu)\.(\d+)$")
 # Metrics that are the workload's result; the rest are cost counters.
 RESULTS = {"mbit": "Mbit/s", "trans_s": "transactions/s",
@@ -123,7 +123,7 @@ def load(results):
 
 
 def load_profiles(results):
-    """{(bench, workload, set, domain): [(rank, "percent dso symbol")]}"""
+    """{(bench, workload, set, domain): [(rank, "percent task dso symbol")]}"""
     prof = {}
     for bench, m, value in figures(results, PROF):
         prof.setdefault((bench, m.group(2), m.group(1), m.group(3)), []).append(
@@ -139,8 +139,9 @@ def profiles(prof, top=5):
     lines = ["", "## Where the time goes (perf, the profiled round)", "",
              "perf record -e cpu-clock -a in dom0 and in the domU that ran "
              "the workload, during round 0 (its results are not in the "
-             f"tables above); the {top} busiest symbols of each, percent of "
-             "that domain's samples:", ""]
+             f"tables above); the {top} busiest symbols of each, with the "
+             "task that ran them, percent of all that domain's samples "
+             "(idle's left out):", ""]
     rows = []
     for bench, wl, s, dom in sorted(prof, key=lambda k: (k[0], workload_order(k[1]),
                                                          set_key(k[2]), k[3])):
@@ -148,7 +149,7 @@ def profiles(prof, top=5):
         rows.append([bench, wl, label(s), dom,
                      "; ".join(" ".join(v.split()) for v in syms)])
     return "\n".join(lines + md_rows(["bench", "workload", "set", "domain",
-                                      "top symbols (percent dso symbol)"], rows)) + "\n"
+                                      "top symbols (percent task dso symbol)"], rows)) + "\n"
 
 
 def derive_costs(runs):

@@ -726,13 +726,13 @@ class BenchReportTest(unittest.TestCase):
 
     def test_profiles_listed_per_workload_set_and_domain(self):
         self.write({"b.stock.1.tcp_rr.trans_s": 500,
-                    "p.xfab.tcp_rr.dom0.2": "10.00 [xfab_netback] nb_poll",
+                    "p.xfab.tcp_rr.dom0.2": "10.00 vif1.0-q0 [xfab_netback] nb_poll",
                     "p.xfab.tcp_rr.dom0.1": "40.00 [kernel.kallsyms] xen_hypercall_sched_op",
                     "p.xfab.tcp_rr.domu.1": "30.00 [kernel.kallsyms]  memcpy"})
         rc, out = self.run_report()
         self.assertEqual(rc, 0)
         self.assertIn("| net | tcp_rr | xfab | dom0 | 40.00 [kernel.kallsyms] "
-                      "xen_hypercall_sched_op; 10.00 [xfab_netback] nb_poll |", out)
+                      "xen_hypercall_sched_op; 10.00 vif1.0-q0 [xfab_netback] nb_poll |", out)
         self.assertIn("| net | tcp_rr | xfab | domu | 30.00 [kernel.kallsyms] memcpy |", out)
 
     def test_nfs_fraction_of_the_local_filesystem_per_round(self):
@@ -853,13 +853,14 @@ class BenchPairingTest(unittest.TestCase):
 
     def test_perf_top_keeps_percent_dso_symbol(self):
         # a stand-in perf prints what perf report -q prints
-        fake = ("perf() { printf '%s\\n' '    41.20%  [kernel.kallsyms]  [k] xen_hypercall_sched_op' "
-                "'    12.03%  [xfab_netback]      [k] nb_tx_copy' '     3.10%  libc.so.6  [.] memcpy' "
-                "'# comment'; }; ")
+        fake = ("perf() { printf '%s\\n' '    61.20%  swapper  [kernel.kallsyms]  [k] xen_hypercall_pv' "
+                "'    21.20%  ksoftirqd/0  [kernel.kallsyms]  [k] xen_hypercall_pv' "
+                "'    12.03%  vif1.0-q0  [xfab_netback]      [k] nb_tx_copy' "
+                "'     3.10%  netperf  libc.so.6  [.] memcpy' '# comment'; }; ")
         r = self.bash(fake + 'PROF_TOP=2; . "%s"; pf=/x; eval "$PERF_TOP_SH"' % self.BENCH_SH)
         self.assertEqual(r.stdout.split("\n")[:2],
-                         ["41.20 [kernel.kallsyms]  xen_hypercall_sched_op",
-                          "12.03 [xfab_netback]  nb_tx_copy"])
+                         ["21.20 ksoftirqd/0 [kernel.kallsyms]  xen_hypercall_pv",
+                          "12.03 vif1.0-q0 [xfab_netback]  nb_tx_copy"])
         self.assertEqual(r.stdout.count("\n"), 2)
 
     def test_profiled_round_records_no_results(self):
