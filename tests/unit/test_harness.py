@@ -862,6 +862,13 @@ class BenchPairingTest(unittest.TestCase):
                          ["21.20 ksoftirqd/0 [kernel.kallsyms]  xen_hypercall_pv",
                           "12.03 vif1.0-q0 [xfab_netback]  nb_tx_copy"])
         self.assertEqual(r.stdout.count("\n"), 2)
+        # nothing but idle: one line that says so, with perf's last words
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "p.rec"), "w") as f:
+                f.write("failed to mmap\n")
+            r = self.bash("perf() { echo '  99.00%  swapper  [kernel.kallsyms]  [k] x'; }; "
+                          f'. "{self.BENCH_SH}"; pf={d}/p; eval "$PERF_TOP_SH"')
+        self.assertEqual(r.stdout, "0 no profile: failed to mmap \n")
 
     def test_profiled_round_records_no_results(self):
         with tempfile.TemporaryDirectory() as d:

@@ -283,19 +283,24 @@ bench_measure() {
 # the [k]/[.] column goes. The idle task's lines go too: a PV kernel
 # idles in a hypercall, so its samples all land on xen_hypercall_pv and
 # topped every list (97 % of dom0's in the chain) while saying nothing;
-# percentages stay of all samples, idle included. A run that was asked
-# for a profile and gave none fails: the report would lack it without a
-# word.
+# percentages stay of all samples, idle included. A run that gave no
+# profile records one line "0 no profile: ..." with the last words of
+# perf record and perf report, so the report says so (it happened once
+# in a stock guest, cause not yet known) and the benchmark goes on.
 PROF_TOP=${PROF_TOP:-8}
-PERF_TOP_SH="perf report -i \$pf --stdio --no-children --sort comm,dso,sym -q 2>/dev/null |
+PERF_TOP_SH="top=\$(perf report -i \$pf --stdio --no-children --sort comm,dso,sym -q 2>\$pf.err |
 	awk 'n < $PROF_TOP && NF >= 5 && \$1 ~ /%\$/ && \$2 != \"swapper\" {
-		sub(/%\$/, \"\", \$1); \$4 = \"\"; print; n++ }'"
-DOMU_PERF_START="perf record -q -e cpu-clock -F 499 -a -o /tmp/prof.data >/dev/null 2>&1 &
+		sub(/%\$/, \"\", \$1); \$4 = \"\"; print; n++ }');
+	if [ -n \"\$top\" ]; then echo \"\$top\";
+	else echo \"0 no profile: \$(cat \$pf.rec \$pf.err 2>/dev/null | tail -n 2 | tr '\\n' ' ')\"; fi"
+DOMU_PERF_START="perf record -q -e cpu-clock -F 499 -a -o /tmp/prof.data >/dev/null 2>/tmp/prof.data.rec &
 	echo \$! >/tmp/prof.pid; sleep 1"
-DOMU_PERF_STOP="p=\$(cat /tmp/prof.pid); kill -INT \$p; while kill -0 \$p 2>/dev/null; do sleep 0.2; done;
+# perf writes its file as it exits: wait for that, 30 s at most
+DOMU_PERF_STOP="p=\$(cat /tmp/prof.pid); kill -INT \$p; i=0;
+	while kill -0 \$p 2>/dev/null && [ \$i -lt 150 ]; do sleep 0.2; i=\$((i + 1)); done;
 	pf=/tmp/prof.data; $PERF_TOP_SH | sed 's/^/@prof /'"
 prof_start() {
-	perf record -q -e cpu-clock -F 499 -a -o "$W/prof.data" >/dev/null 2>&1 &
+	perf record -q -e cpu-clock -F 499 -a -o "$W/prof.data" >/dev/null 2>"$W/prof.data.rec" &
 	PROF_PID=$!
 	sleep 1
 }
@@ -308,14 +313,14 @@ prof_stop() {
 	prof_rec "$set" "$wl" dom0 "$(eval "$PERF_TOP_SH")"
 	prof_rec "$set" "$wl" domu "$(echo "$3" | sed -n 's/^@prof //p')"
 }
-# prof_rec SET WL DOMAIN LINES: LINES as figures p.SET.WL.DOMAIN.1, .2, ...
+# prof_rec SET WL DOMAIN LINES: LINES as figures p.SET.WL.DOMAIN.1, .2,
+# ... (none at all: the agent lost the domU's, said as a line too)
 prof_rec() {
-	local i=0 l
-	[ -n "$4" ] || fail "$1 $2: BENCH_PROFILE: perf gave no profile in $3"
+	local i=0 l lines=${4:-"0 no profile: no @prof line in the agent's output"}
 	while IFS= read -r l; do
 		i=$((i + 1))
 		figure "p.$1.$2.$3.$i" "$l"
-	done <<<"$4"
+	done <<<"$lines"
 }
 
 # bench_np DOMU SET REP WL METRIC ARGS: one netperf run with ARGS from
