@@ -285,8 +285,9 @@ bench_measure() {
 # topped every list (97 % of dom0's in the chain) while saying nothing;
 # percentages stay of all samples, idle included. A run that gave no
 # profile records one line "0 no profile: ..." with the last words of
-# perf record and perf report, so the report says so (it happened once
-# in a stock guest, cause not yet known) and the benchmark goes on.
+# perf record and perf report, so the report says so and the benchmark
+# goes on (it happened once, in a guest whose kernel had cut perf's
+# sample rate to next to nothing: PERF_UNTHROTTLE below).
 PROF_TOP=${PROF_TOP:-8}
 PERF_TOP_SH="top=\$(perf report -i \$pf --stdio --no-children --sort comm,dso,sym -q 2>\$pf.err |
 	awk 'n < $PROF_TOP && NF >= 5 && \$1 ~ /%\$/ && \$2 != \"swapper\" {
