@@ -41,23 +41,24 @@ blk_fsnap s xvdb
 blk_bsnap s xvdb
 wr_f=$(blk_f wr_req) wr_b=$(blk_b wr_req)
 
-# c -> s: written through NFS, read back in s from its disk
-out=$(domu_must c 300 "xfab-xfer gen 32M 41 >/mnt/nfs/f 2>/tmp/gen && sync && cat /tmp/gen") || exit $?
-want=$(xfer_sha "$out")
-got=$(domu_must s 120 "sync && echo 3 >/proc/sys/vm/drop_caches && sha256sum /srv/f") || exit $?
-got=${got%% *}
-[ -n "$want" ] && [ "$want" = "$got" ] ||
-	fail "32 MiB c wrote over NFS read back in s as $got, written $want"
-log "c -> s: 32 MiB over NFS, read back from s's disk: intact"
+# nfs_xfer WRITER WFILE READER RFILE SEED: 32 MiB of seeded data written
+# to WFILE in WRITER and synced; READER, its caches dropped, must read
+# the same file as RFILE with the sum WRITER generated.
+nfs_xfer() {
+	local out want got
+	out=$(domu_must "$1" 300 "xfab-xfer gen 32M $5 >$2 2>/tmp/gen && sync && cat /tmp/gen") || exit $?
+	want=$(xfer_sha "$out")
+	got=$(domu_must "$3" 300 "sync && echo 3 >/proc/sys/vm/drop_caches && sha256sum $4") || exit $?
+	got=${got%% *}
+	[ -n "$want" ] && [ "$want" = "$got" ] ||
+		fail "32 MiB $1 wrote as $2 read back in $3 as $got, written $want"
+	log "$1 -> $3: 32 MiB written as $2, read as $4: intact"
+}
 
-# s -> c: written in s, read in c over NFS (c never had it cached)
-out=$(domu_must s 300 "xfab-xfer gen 32M 42 >/srv/g 2>/tmp/gen && sync && cat /tmp/gen") || exit $?
-want=$(xfer_sha "$out")
-got=$(domu_must c 300 "sha256sum /mnt/nfs/g") || exit $?
-got=${got%% *}
-[ -n "$want" ] && [ "$want" = "$got" ] ||
-	fail "32 MiB s wrote read back in c over NFS as $got, written $want"
-log "s -> c: 32 MiB read over NFS: intact"
+# c -> s: written through NFS, read back in s from its disk; s -> c:
+# written in s, read in c over NFS
+nfs_xfer c /mnt/nfs/f s /srv/f 41
+nfs_xfer s /srv/g c /mnt/nfs/g 42
 
 # the bench's tool runs on the mount (904 measures with it)
 out=$(domu_must c 300 "cd /mnt/nfs && iozone -I -i 0 -i 1 -s 8m -r 256k -e -f /mnt/nfs/iz >/tmp/iz.out 2>&1;
