@@ -136,19 +136,12 @@ blk_set_poll() {
 }
 
 bench_blk_set() {
-	local set=$1 rep=$2 fe=xfab_blkfront be=xfab_blkback kargs=${BLK_FE_KARGS:-} got
-	case $set in
-	stock*) fe=xen-blkfront be=xen-blkback ;;
-	esac
-	# stockbig: xen-blkfront's largest requests (256 segments, 1 MiB: what
-	# xfab_blkfront sends) instead of its default 32 (128 KiB)
-	[ "$set" = stockbig ] && kargs="$kargs xen_blkfront.max_indirect_segments=256"
-	# stocksafe: xen-blkfront treats its backend as untrusted (bounces
-	# through pages of its own)
-	[ "$set" = stocksafe ] && kargs="$kargs xen_blkfront.trusted=0"
+	local set=$1 rep=$2 fe be kargs got
+	fe=$(bench_blk_frontend "$set")
+	be=$(bench_blk_backend "$set")
+	kargs="${BLK_FE_KARGS:-} $(bench_blk_kargs "$set")"
 	BLK_RELAXED=""
 	[ "$set" = xfabro ] && BLK_RELAXED=xvdb
-	[ "$set" = xfabsp ] && kargs="$kargs xfab_blkfront.split_kb=256"
 	blk_use_backend "$be"
 	if [ "$be" = xfab_blkback ]; then
 		: "${BLK_POLL_DEFAULT:=$(cat /sys/module/xfab_blkback/parameters/poll_us)}"

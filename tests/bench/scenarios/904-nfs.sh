@@ -27,10 +27,6 @@
 DIAG=net_diag
 BLK_SIZE_MB=320
 
-# The block pair of a network set.
-nfs_blk_front() { case $1 in xfab*) echo xfab_blkfront ;; *) echo xen-blkfront ;; esac; }
-nfs_blk_back() { case $1 in xfab*) echo xfab_blkback ;; *) echo xen-blkback ;; esac; }
-
 # xfabro's hook for s: its vif and its vbd relaxed by the "toolstack"
 nfs_relax_hook() { bench_relax_hook "$1" && BLK_RELAXED=xvdb blk_trust_hook "$1"; }
 
@@ -72,14 +68,13 @@ nfs_fio() {
 
 bench_nfs_set() {
 	local set=$1 rep=$2 kargs hook chook bfe got
-	kargs=$(bench_net_kargs "$set")
+	kargs="$(bench_net_kargs "$set") $(bench_blk_kargs "$set")"
 	chook=$(bench_net_hook "$set")
 	hook=$chook
-	[ "$set" = stocksafe ] && kargs="$kargs xen_blkfront.trusted=0"
 	[ "$set" = xfabro ] && hook=nfs_relax_hook
-	bfe=$(nfs_blk_front "$set")
+	bfe=$(bench_blk_frontend "$set")
 	net_use_backend "$(bench_backend "$set")"
-	blk_use_backend "$(nfs_blk_back "$set")"
+	blk_use_backend "$(bench_blk_backend "$set")"
 	blk_make_disks
 	domu_start s --mods "$(bench_frontend "$set"),$bfe" --ip "$NFS_SERVER/24" \
 		--disk 'phy:/dev/ram0,xvdb,w' --kargs "$kargs" ${hook:+--paused-hook $hook}

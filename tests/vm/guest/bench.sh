@@ -91,6 +91,23 @@ bench_check_param() {
 # (xfab and its experiments) use the xfab pair.
 bench_backend() { case $1 in xfab*) echo xfab_netback ;; *) echo xen-netback ;; esac; }
 bench_frontend() { case $1 in xfab*) echo xfab_netfront ;; *) echo xen-netfront ;; esac; }
+# The block pair likewise (902, and 904 whose network sets pick it too).
+bench_blk_backend() { case $1 in xfab*) echo xfab_blkback ;; *) echo xen-blkback ;; esac; }
+bench_blk_frontend() { case $1 in xfab*) echo xfab_blkfront ;; *) echo xen-blkfront ;; esac; }
+
+# bench_blk_kargs SET: the domU kernel arguments SET gives its block
+# frontend.
+bench_blk_kargs() {
+	case $1 in
+	# xen-blkfront's largest requests (256 segments, 1 MiB: what
+	# xfab_blkfront sends) instead of its default 32 (128 KiB)
+	stockbig) echo xen_blkfront.max_indirect_segments=256 ;;
+	# xen-blkfront treats its backend as untrusted (bounces through
+	# pages of its own)
+	stocksafe) echo xen_blkfront.trusted=0 ;;
+	xfabsp) echo xfab_blkfront.split_kb=256 ;;
+	esac
+}
 
 # ---- the network sets (901, 903) ----
 
