@@ -60,20 +60,17 @@ blk_snap() {
 # ticks read closest to the run (see bench_measure).
 blk_measure() {
 	local set=$1 rep=$2 wl=$3 cmd=$4 a b s0 s1 out k id
-	local snap="$DOMU_BLK; $DOMU_STAT" p0="" p1=""
+	local snap="$DOMU_BLK; $DOMU_STAT"
 	id=$(domu_id d1) || error "domain d1 is gone"
 	# the profiled round: perf around the run in both domains (bench.sh)
-	if [ "$rep" = 0 ]; then
-		p0="$DOMU_PERF_START;" p1="$DOMU_PERF_STOP;"
-		prof_start
-	fi
+	prof_begin "$rep"
 	a=$(blk_snap)
 	s0=$(stat_snap)
 	# CMD in a subshell: IOZone's ends in exit (it unmounts first), which
 	# skipped the snapshot after it and so every IOZone cost
-	out=$(domu_must "$id" $((BENCH_SECS + 120)) "$p0 $snap; ($cmd); rc=\$?; $p1 $snap; exit \$rc") || exit $?
+	out=$(domu_must "$id" $((BENCH_SECS + 120)) "$PROF_PRE $snap; ($cmd); rc=\$?; $PROF_POST $snap; exit \$rc") || exit $?
 	s1=$(stat_snap)
-	[ "$rep" = 0 ] && prof_stop "$set" "$wl" "$out"
+	prof_end "$set" "$rep" "$wl" "$out"
 	b=$(blk_snap)
 	cost_rec "$set" "$rep" "$wl" "irq_dom0 map_calls unmap_calls be_kicks polls $(stat_names dom0)" "$a $s0" "$b $s1"
 	cost_rec "$set" "$rep" "$wl" "reqs sectors irq_domu fe_kicks copied $(stat_names domu)" \

@@ -257,29 +257,26 @@ netperf_value() { awk 'NF >= 5 && $1 ~ /^[0-9]+$/ { print $NF; exit }'; }
 bench_measure() {
 	local set=$1 rep=$2 wl=$3 name=$4 cmd=$5 a b s0 s1 out k id
 	local tmo=${MEASURE_TMO:-$((BENCH_SECS + 60))}
-	local snap="$DOMU_IRQS; $DOMU_KICKS; $DOMU_STAT" p0="" p1=""
+	local snap="$DOMU_IRQS; $DOMU_KICKS; $DOMU_STAT"
 	id=$(domu_id "$name") || error "domain $name is gone"
-	if [ "$rep" = 0 ]; then
-		p0="$DOMU_PERF_START;" p1="$DOMU_PERF_STOP;"
-		prof_start
-	fi
+	prof_begin "$rep"
 	a=$(cost_snap "$id")
 	if [ "${6:-}" = dom0 ]; then
-		out=$(domu_must "$id" 60 "$p0 $snap") || exit $?
+		out=$(domu_must "$id" 60 "$PROF_PRE $snap") || exit $?
 		s0=$(stat_snap)
 		out+=$'\n'$(timeout "$tmo" $cmd 2>&1) ||
 			fail "$set rep $rep $wl: '$cmd' failed in dom0: $(echo "$out" | tail -n 1)"
 		s1=$(stat_snap)
-		out+=$'\n'$(domu_must "$id" 60 "$p1 $snap") || exit $?
+		out+=$'\n'$(domu_must "$id" 60 "$PROF_POST $snap") || exit $?
 	else
 		s0=$(stat_snap)
 		# CMD in a subshell: one that ends in exit (IOZone's removes its
 		# file first) must not skip the snapshot and the profile after it
 		out=$(domu_must "$id" "$tmo" \
-			"$p0 $snap; ($cmd); rc=\$?; $p1 $snap; exit \$rc") || exit $?
+			"$PROF_PRE $snap; ($cmd); rc=\$?; $PROF_POST $snap; exit \$rc") || exit $?
 		s1=$(stat_snap)
 	fi
-	[ "$rep" = 0 ] && prof_stop "$set" "$wl" "$out"
+	prof_end "$set" "$rep" "$wl" "$out"
 	b=$(cost_snap "$id")
 	cost_rec "$set" "$rep" "$wl" "irq_dom0 pkts gnt_copy_ops gnt_copy_calls be_kicks $(stat_names dom0)" "$a $s0" "$b $s1"
 	cost_rec "$set" "$rep" "$wl" "irq_domu fe_kicks $(stat_names domu)" \
@@ -323,20 +320,29 @@ DOMU_PERF_START="$PERF_UNTHROTTLE; perf record -q -e cpu-clock -F 499 -a -o /tmp
 DOMU_PERF_STOP="p=\$(cat /tmp/prof.pid); kill -INT \$p; i=0;
 	while kill -0 \$p 2>/dev/null && [ \$i -lt 150 ]; do sleep 0.2; i=\$((i + 1)); done;
 	pf=/tmp/prof.data; $PERF_TOP_SH | sed 's/^/@prof /'"
-prof_start() {
+# prof_begin REP: around a measured run (bench_measure, 902's
+# blk_measure). In the profiled round, dom0's perf starts and PROF_PRE
+# and PROF_POST hold the domU's shell text that starts perf before the
+# run and prints its @prof lines after; in any other round both are
+# empty and nothing starts.
+prof_begin() {
+	PROF_PRE="" PROF_POST=""
+	[ "$1" = 0 ] || return 0
+	PROF_PRE="$DOMU_PERF_START;" PROF_POST="$DOMU_PERF_STOP;"
 	eval "$PERF_UNTHROTTLE"
 	perf record -q -e cpu-clock -F 499 -a -o "$W/prof.data" >/dev/null 2>"$W/prof.data.rec" &
 	PROF_PID=$!
 	sleep 1
 }
-# prof_stop SET WL OUT: dom0's perf stopped; both domains' top symbols
-# (the domU's are OUT's @prof lines) recorded and logged.
-prof_stop() {
-	local set=$1 wl=$2 pf=$W/prof.data
+# prof_end SET REP WL OUT: in the profiled round, dom0's perf stopped and
+# both domains' top symbols (the domU's are OUT's @prof lines) recorded.
+prof_end() {
+	local pf=$W/prof.data
+	[ "$2" = 0 ] || return 0
 	kill -INT "$PROF_PID" 2>/dev/null
 	wait "$PROF_PID"
-	prof_rec "$set" "$wl" dom0 "$(eval "$PERF_TOP_SH")"
-	prof_rec "$set" "$wl" domu "$(echo "$3" | sed -n 's/^@prof //p')"
+	prof_rec "$1" "$3" dom0 "$(eval "$PERF_TOP_SH")"
+	prof_rec "$1" "$3" domu "$(echo "$4" | sed -n 's/^@prof //p')"
 }
 # prof_rec SET WL DOMAIN LINES: LINES as figures p.SET.WL.DOMAIN.1, .2,
 # ... (none at all: the agent lost the domU's, said as a line too)
