@@ -48,10 +48,10 @@ done
 [[ "${BENCH_PROFILE:-0}" =~ ^[01]$ ]] || bad "BENCH_PROFILE must be 0 or 1 (got '$BENCH_PROFILE')"
 [[ "$sizes" =~ ^[1-9][0-9]*K?( [1-9][0-9]*K?)*$ ]] ||
 	bad "BENCH_SIZES must be message sizes in bytes or KiB, like '512 1K 16K 64K' (got '$sizes')"
-[[ "${BLK_RECORDS:-1024}" =~ ^[1-9][0-9]*( [1-9][0-9]*)*$ ]] ||
-	bad "BLK_RECORDS must be IOZone record sizes in KiB, like '4 64 1024 4096' (got '$BLK_RECORDS')"
-[[ "${NFS_RECORDS:-1024}" =~ ^[1-9][0-9]*( [1-9][0-9]*)*$ ]] ||
-	bad "NFS_RECORDS must be IOZone record sizes in KiB, like '4 64 1024 4096' (got '$NFS_RECORDS')"
+for k in BLK_RECORDS NFS_RECORDS; do
+	[[ "${!k:-1024}" =~ ^[1-9][0-9]*( [1-9][0-9]*)*$ ]] ||
+		bad "$k must be IOZone record sizes in KiB, like '4 64 1024 4096' (got '${!k}')"
+done
 # the file and fio's 64 MiB share s's 320 MiB disk
 [[ "$nfs_mb" =~ ^[1-9][0-9]*$ ]] && [ "$nfs_mb" -le 192 ] ||
 	bad "NFS_FILE_MB must be a size in MiB from 1 to 192 (got '$nfs_mb')"

@@ -587,9 +587,9 @@ class BenchReportTest(unittest.TestCase):
     def tearDown(self):
         self.dir.cleanup()
 
-    def write(self, figures, meta=None):
-        with open(os.path.join(self.res, "scenarios", "901-net.json"), "w") as f:
-            json.dump({"name": "901-net", "status": "PASS", "figures": figures}, f)
+    def write(self, figures, meta=None, scen="901-net"):
+        with open(os.path.join(self.res, "scenarios", scen + ".json"), "w") as f:
+            json.dump({"name": scen, "status": "PASS", "figures": figures}, f)
         if meta:
             with open(os.path.join(self.res, "meta.json"), "w") as f:
                 json.dump(meta, f)
@@ -745,8 +745,7 @@ class BenchReportTest(unittest.TestCase):
         figs["b.xfab.1.nfs_iozone_write_1024K.mib_s"] = 90
         figs["b.xfab.1.nfs_local_iozone_write_1024K.mib_s"] = 100
         figs["b.xfab.2.nfs_iozone_write_1024K.mib_s"] = 90     # no local: left out
-        with open(os.path.join(self.res, "scenarios", "904-nfs.json"), "w") as f:
-            json.dump({"name": "904-nfs", "figures": figs}, f)
+        self.write(figs, scen="904-nfs")
         rc, out = self.run_report()
         self.assertEqual(rc, 0)
         lines = out.splitlines()
