@@ -455,6 +455,24 @@ class RunConfTest(unittest.TestCase):
         self.assertNotIn("501", run.default_scenarios(run.SCENARIO_DIR, False).split())
         self.assertIn("501", run.default_scenarios(run.SCENARIO_DIR, True).split())
 
+    def test_check_full_tier_only_in_full_runs(self):
+        with tempfile.TemporaryDirectory() as d:
+            heads = {"001-a.sh": "#!/bin/bash\n# 001 a\n",
+                     "021-b.sh": "#!/bin/bash\n# 021 b\n# Tier: check-full\n. lib.sh\n",
+                     # the line must be exact: a mention is no tier
+                     "022-c.sh": "#!/bin/bash\n# see # Tier: check-full in 021\n",
+                     "402-d.sh": "#!/bin/bash\n# Tier: check-full\n"}
+            for f, text in heads.items():
+                with open(os.path.join(d, f), "w") as fh:
+                    fh.write(text)
+            self.assertEqual(run.numbered(d, soaks=False), "001 022")
+            self.assertEqual(run.numbered(d), "001 021 022")
+            self.assertEqual(run.numbered(d, soaks=False, patched=True), "")
+            self.assertEqual(run.numbered(d, patched=True), "402")
+        for n in ("021", "022", "040"):
+            self.assertNotIn(n, run.default_scenarios(run.SCENARIO_DIR, False).split())
+            self.assertIn(n, run.default_scenarios(run.SCENARIO_DIR, True).split())
+
     def test_patched_xen_scenarios_run_only_in_their_boot(self):
         with tempfile.TemporaryDirectory() as d:
             for f in ("001-a.sh", "401-group.sh", "499-x.sh", "501-soak.sh"):

@@ -46,18 +46,35 @@ PATCHED_FROM = 400
 DKMS_FROM = 300
 
 
+# A scenario below FULL_FROM whose header has this line runs in `make
+# check-full` only: a variant cell whose family make check covers with
+# another cell (a stock peer's lifecycle beside the xfab pair's), moved
+# there to keep make check's time (docs/testbed.md, "make check's share").
+FULL_TIER = re.compile(r"^# Tier: check-full$", re.M)
+
+
+def full_tier(path):
+    """Does the scenario at PATH say it runs in check-full only? Its
+    header is its comment block, well within the first 4 KiB."""
+    with open(path, errors="replace") as f:
+        return bool(FULL_TIER.search(f.read(4096)))
+
+
 def numbered(d, soaks=True, patched=False, dkms=False):
     """Every numbered scenario in directory d, in order; without soaks,
-    only those below FULL_FROM; with patched (dkms), only the patched-Xen
-    (installed-package) ones."""
-    def wanted(n):
+    only those below FULL_FROM that are not of the check-full tier; with
+    patched (dkms), only the patched-Xen (installed-package) ones."""
+    def wanted(f):
+        n = int(f[:3])
+        if not soaks and full_tier(os.path.join(d, f)):
+            return False
         if patched:
             return PATCHED_FROM <= n < FULL_FROM
         if dkms:
             return DKMS_FROM <= n < PATCHED_FROM
         return n < DKMS_FROM or (soaks and n >= FULL_FROM)
     return " ".join(sorted(f[:3] for f in os.listdir(d)
-                           if re.match(r"\d{3}-.*\.sh$", f) and wanted(int(f[:3]))))
+                           if re.match(r"\d{3}-.*\.sh$", f) and wanted(f)))
 
 
 def default_scenarios(d, full, patched=False, dkms=False):

@@ -10,6 +10,9 @@
 #   with either backend.) Soak 501 repeats the save/restore.
 # Topology: dom0 (xfab_netback, bridge xenbr0 10.0.0.1/24) <-> domU d1
 #   (xen-netfront, eth0 10.0.0.2/24, 2 vCPUs).
+# Tier: check-full
+#   (make check runs this backend's lifecycle with the xfab frontend,
+#   020, and this pair's interop cell, 010)
 . /xfab/guest/lib.sh
 DIAG=net_diag
 

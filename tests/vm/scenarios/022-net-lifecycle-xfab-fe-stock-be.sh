@@ -7,6 +7,9 @@
 #   leaves no vif and no domain in dom0.
 # Topology: dom0 (xen-netback, bridge xenbr0 10.0.0.1/24) <-> domU d1
 #   (xfab_netfront, eth0 10.0.0.2/24, 2 vCPUs).
+# Tier: check-full
+#   (make check runs this frontend's lifecycle with the xfab backend,
+#   020, and this pair's interop cell, 011)
 . /xfab/guest/lib.sh
 DIAG=net_diag
 

@@ -11,6 +11,9 @@
 # Topology: dom0 (xfab_blkback; brd /dev/ram0 and a 256 MiB file) <->
 #   domU d1 (xen-blkfront, 2 vCPUs, no network), disks xvdb (ram0) and
 #   xvdc (the file).
+# Tier: check-full
+#   (make check runs this backend's lifecycle with the xfab frontend,
+#   041, and this pair's interop cell, 030)
 . /xfab/guest/lib.sh
 . /xfab/guest/blk.sh
 DIAG=blk_diag
