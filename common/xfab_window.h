@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * The index of a read-only window over another appliance-group member's
- * memory (issue 23; xen-patches/ lets members map each other read-only).
+ * memory (the Xen of xen-patches/ lets members map each other read-only).
  * The window holds one local page per peer frame it maps. A PV peer
  * names its pages by machine frame, so the drivers look windows up both
  * ways: from a frame the peer sent to the local page mapping it, and

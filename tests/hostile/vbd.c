@@ -9,7 +9,9 @@
  *   valid          256 one-page reads of the first sectors: all must be
  *                  answered OKAY (the control: this peer talks blkif)
  *   refuse_flood   for secs, keep the ring full of requests with an
- *                  operation code no backend knows (issue 20, defect 1)
+ *                  operation code no backend knows (a backend that
+ *                  answers each refusal at once spends its thread on
+ *                  them: xfab_blkback once answered 35,000 a second)
  *   bad_gref       256 reads naming grant refs nobody granted
  *   sector_wrap    256 reads whose sector range wraps past 2^64
  *   too_many_segs  256 direct requests claiming 255 segments (11 fit)
@@ -17,9 +19,10 @@
  *                  (XSA-39 class): nothing may be answered
  *   kick_storm     for secs, notify the backend with nothing posted
  *   ro_writes      announced as an xfab frontend in relaxed trust, 11-page
- *                  writes from 2048 pages granted read-only (issue 20,
- *                  defect 8): all must be answered OKAY, whatever the
- *                  backend's bounds on kept mappings
+ *                  writes from 2048 pages granted read-only (a backend
+ *                  must bound the mappings it keeps of them, each holding
+ *                  one of dom0's maptrack entries): all must be answered
+ *                  OKAY, whatever the backend's bounds on kept mappings
  *   close_inflight a ring's worth of valid reads, reported at once
  *                  without waiting: the scenario puts them on a disk that
  *                  holds them for seconds and detaches meanwhile (the
@@ -33,8 +36,8 @@
  *                  Initialising, a new ring and channel, Initialised, and
  *                  a ring's worth of reads again on each ring the backend
  *                  connects. On a disk that holds the reads for seconds
- *                  each disconnect leaves a ring set draining (issue 39
- *                  item 6: they piled up, each with its grants mapped);
+ *                  each disconnect leaves a ring set draining (without a
+ *                  bound they piled up, each with its grants mapped);
  *                  a backend that bounds them keeps us waiting in
  *                  InitWait, then must connect us once a drain ended
  *                  (hs_reconnect_flood)
@@ -570,8 +573,9 @@ static int hs_keys(struct hs_vbd *v)
 /*
  * state_flip's keys: the ring's order absent, 0, 2 (with or without the
  * per-page refs) or 99, its ref and channel real or nobody's, so that a
- * backend connecting meanwhile reads a mix (issue 20 defect 6 read the
- * order, then decided by another read which refs to take).
+ * backend connecting meanwhile reads a mix (xfab_blkback once read the
+ * order, then decided by another read which refs to take, and mapped
+ * refs it never read).
  */
 static void hs_flip_keys(struct hs_front *f, unsigned int n)
 {

@@ -12,15 +12,15 @@
  *                  answering, each segment's granted bytes are copied out
  *                  (grant copy) and counted if not zero: what the
  *                  frontend showed us that it never wrote to the disk
- *                  (issue 20, defect 2, XSA-403 class). Writes are
- *                  answered OKAY and forgotten.
+ *                  (XSA-403 class). Writes are answered OKAY and
+ *                  forgotten.
  *   ring_keep      served like stale_read, but when the frontend closes,
  *                  the ring page stays mapped for HB_KEEP_ROUNDS half
  *                  seconds (we stay Closing meanwhile) and is compared
  *                  with what it held then, and its indexes with ours: a
  *                  change means the frontend freed and reused a page we
- *                  still map (issue 20, defect 3, XSA-396 class). Then it
- *                  is unmapped and we close.
+ *                  still map (XSA-396 class). Then it is unmapped and we
+ *                  close.
  *   ro_keep        we claim to be xfab_blkback (feature-xfab-blk,
  *                  xfab-ro-grants-max) with persistent grants, go
  *                  InitWait only once the toolstack has put the disk in
@@ -29,7 +29,7 @@
  *                  closes. A frontend that replaces kept grants it has
  *                  ended while we still map them hands us new ones
  *                  without bound: their pages and grant entries stay on
- *                  Xen's deferred list (issue 20, defect 7).
+ *                  Xen's deferred list.
  *
  * The report comes when the frontend closes (ring_keep: once the watch
  * is over): run, case, reads, segments, stale_segs, stale_bytes, for

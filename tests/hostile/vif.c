@@ -8,8 +8,10 @@
  *   valid          64 RX buffers posted, 256 one-slot broadcast frames
  *                  sent: all must be answered OKAY (the control)
  *   no_rx          for secs, no RX buffer posted while dom0 floods the
- *                  bridge (issue 20, defect 9); then 64 buffers: traffic
- *                  must reach us again (rx_after counts it)
+ *                  bridge (a backlog that stayed below the queue's stop
+ *                  threshold once kept dom0's senders blocked for good);
+ *                  then 64 buffers: traffic must reach us again (rx_after
+ *                  counts it)
  *   tx_bad_gref    256 frames naming grant refs nobody granted
  *   tx_zero_frag   128 two-slot frames whose second slot is empty
  *                  (XSA-448 class)
@@ -20,16 +22,17 @@
  *   rx_trickle     for secs, 8 RX buffers at a time, 0.7 to 1.3 s apart,
  *                  while dom0 floods the bridge: a backend whose stall
  *                  timer is about 1 s purges its backlog just as the
- *                  buffers come and it takes packets again (the rx_gather
- *                  race of issue 22); bursts counts the rounds
+ *                  buffers come and it takes packets again (xfab_netback's
+ *                  rx_gather once peeked at the backlog without its lock
+ *                  while the purge emptied it); bursts counts the rounds
  *   rx_drip        for secs, 8 RX buffers every 2.5 s while dom0 floods
  *                  the bridge: often enough that the backend never sees
  *                  a stall (the scenario sets its stall timer to 6 s),
  *                  too seldom to take what comes, so only the age of
  *                  each packet (1 s for xfab_netback in the scenario,
- *                  rx_drain_ms) bounds what dom0 holds for us (issue
- *                  39 item 6); then all our buffers at once: traffic
- *                  must still come (rx_after)
+ *                  rx_drain_ms) bounds what dom0 holds for us; then all
+ *                  our buffers at once: traffic must still come
+ *                  (rx_after)
  *   state_flip     RX buffers posted, then for secs our state key flips
  *                  through every state every 20 ms, in no protocol order,
  *                  the ring keys changing under it (hs_flip_states,
@@ -37,9 +40,9 @@
  *   lro_gso        two consecutive TCP segments of one flow, 16 payload
  *                  bytes each, each with a GSO extra of size 8 (so each
  *                  is two wire segments), csum_blank and data_validated,
- *                  to a MAC nobody has: over IPv4, then over IPv6 (issue
- *                  39 item 2: merged onto a frag_list, they made dom0's
- *                  software GSO hit a BUG in skb_segment)
+ *                  to a MAC nobody has: over IPv4, then over IPv6 (once
+ *                  merged onto a frag_list, they made dom0's software GSO
+ *                  hit a BUG in skb_segment)
  *   lro_mtu        two consecutive 3000-byte TCP segments of one IPv4
  *                  flow, no GSO extra, the same flags: longer than the
  *                  vif's MTU, they must not leave dom0's bridge as one
@@ -51,8 +54,8 @@
  *                  us nothing but grant entries); then 32 broadcast
  *                  frames per queue from its TX pool's references: all
  *                  must be answered OKAY, by memcpy where the backend took
- *                  the pool, by grant copy where it refused it (issue 39
- *                  item 3: maps without a bound exhausted dom0's maptrack)
+ *                  the pool, by grant copy where it refused it (before
+ *                  the pool budget, such maps exhausted dom0's maptrack)
  *
  * The lro_* cases send once dom0's bridge has reached us (a frame from it
  * says our port forwards; the scenario sends broadcasts), and report

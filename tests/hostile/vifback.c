@@ -10,13 +10,13 @@
  *             frame its grant names is copied out (grant copy, offset 0)
  *             and searched for HV_MARK outside the slot's bytes: guest
  *             data the frontend never sent us, exposed because it shares
- *             a page with what it did send (issue 20 defect 4, the class
- *             of CVE-2022-33741). The scenario has the guest send the
- *             marker over loopback meanwhile.
+ *             a page with what it did send (the class of CVE-2022-33741).
+ *             The scenario has the guest send the marker over loopback
+ *             meanwhile.
  *   tx_null   every TX slot is answered XEN_NETIF_RSP_NULL, the answer
  *             for an extra-info slot: a data slot answered so leaves its
  *             id (and an in-place grant and skb) with the frontend for
- *             as long as it believes it (defect 4, second half).
+ *             as long as it believes it.
  *
  * The report comes when the frontend closes: run, case, slots, nulls
  * (RSP_NULL answers), peeked (frames read), mark_slots (frames with

@@ -438,11 +438,11 @@ TEST(lro_join_full_after_an_ipv6_head_past_64k)
 }
 
 /*
- * The shape that panicked dom0 (issue 39): two consecutive TCPv4
- * segments of one flow, 16 payload bytes each, each with GSO size 8.
- * Chained, the second would be a frag_list member of 16 linear bytes in
- * a packet of gso_size 8 or 16. Neither may start a merge or join one,
- * so each goes up alone, as the guest sent it.
+ * The shape that once panicked dom0 (a BUG in skb_segment): two
+ * consecutive TCPv4 segments of one flow, 16 payload bytes each, each
+ * with GSO size 8. Chained, the second would be a frag_list member of 16
+ * linear bytes in a packet of gso_size 8 or 16. Neither may start a merge
+ * or join one, so each goes up alone, as the guest sent it.
  */
 static void attack_shape(int *_failed, bool v6)
 {

@@ -128,8 +128,8 @@ SCEN_START = re.compile(r"xfab-run: === (\d{3}-[^\s:]+)\s*$")
 # dom0's own kernel lines on the console (a domU's carry "[dN] " first,
 # Xen's "(XEN)"), and the line of an oops that lists the loaded modules:
 # a dom0 that dies with one of ours loaded ran our code, so the scenario
-# it died in is a FAIL, not a sick testbed's ERROR (issue 39: dom0 died
-# of a BUG that a guest's packets reached through xfab_netback's LRO).
+# it died in is a FAIL, not a sick testbed's ERROR (as when dom0 died of
+# a BUG that a guest's packets reached through xfab_netback's LRO).
 DOM0_KERNEL = re.compile(r"^\[\s*\d+\.\d+\] ")
 XFAB_MODULES = re.compile(r"Modules linked in:.*\bxfab_")
 # QEMU's CPU model. Nehalem: with "max" nested guests corrupt memory

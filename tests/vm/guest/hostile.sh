@@ -127,10 +127,9 @@ HV_TRICKLE_SECS=${HV_TRICKLE_SECS:-12}
 hv_unstalls() { dmesg | grep -c "$1: queue [0-9]*: guest posts RX buffers again"; }
 
 # ---- rx_drip: a guest that posts a few RX buffers now and then ----
-# (issue 39 item 6). HV_DRIP_SECS: the case's length, a round every
-# 2.5 s: two rounds in make check; in check-full long enough that the
-# stock backend's drain timeout (rx_drain_timeout_msecs, 10 s, fixed at
-# load) drops something too.
+# HV_DRIP_SECS: the case's length, a round every 2.5 s: two rounds in make
+# check; in check-full long enough that the stock backend's drain timeout
+# (rx_drain_timeout_msecs, 10 s, fixed at load) drops something too.
 if [ -n "$HOSTILE_FULL" ]; then
 	HV_DRIP_SECS=${HV_DRIP_SECS:-14}
 else
@@ -170,8 +169,8 @@ hv_drip_watch() {
 
 # hv_drip_start BACKEND DEV: the flood (as rx_trickle's) and, for
 # xfab_netback, its limits for the case and the watch of its backlog.
-# An xfab_netback without rx_drain_ms (before issue 39) runs the case
-# all the same, to be judged bad.
+# An xfab_netback without rx_drain_ms (one from before packets aged out)
+# runs the case all the same, to be judged bad.
 hv_drip_start() {
 	local k
 	trap hv_drip_restore EXIT
@@ -309,7 +308,7 @@ hostile_vif() {
 	return 0
 }
 
-# ---- pool_hog: pools past xfab_netback's budget (issue 39 item 3) ----
+# ---- pool_hog: pools past xfab_netback's budget ----
 # Two vifs of h1 run pool_hog, the second attached while the first still
 # holds what it mapped. Each publishes a TX and an RX pool of as many
 # pages as xfab_netback maps (pool_pages, 1024) on every queue it offers
@@ -743,8 +742,8 @@ hostile_vjudge() {
 # hv_mtu_flows) as "port:payload bytes in all", comma-separated. They go
 # to a MAC nobody has, so xenbr0 floods them to every port but the vif:
 # to HV_NEAR, one end of a veth pair whose TSO and frag_list support are
-# off, so dom0 must segment in software what it sends there (issue 39
-# item 2: a merge LRO chained onto a frag_list hit a BUG in skb_segment).
+# off, so dom0 must segment in software what it sends there (a merge LRO
+# once chained onto a frag_list hit a BUG in skb_segment there).
 declare -A HV_LRO_FLOWS=([lro_gso]="7001:32,7002:32" [lro_mtu]="7003:6000")
 HV_NEAR=hsveth0 HV_FAR=hsveth1
 HV_MTU=1500

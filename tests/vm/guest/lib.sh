@@ -940,7 +940,7 @@ net_poll_check() {
 	polls=$((${ctr[txr_polls]:-0} - polls0)) found=${ctr[txr_poll_found]:-0}
 	figure tx_polls "$polls"
 	figure tx_poll_found "$found"
-	# NAPI rounds that spun their bound, one rx-usecs in all (issue 39)
+	# NAPI rounds that spun their bound, one rx-usecs in all
 	figure tx_poll_cut "${ctr[txr_poll_cut]:-missing}"
 	[ -n "${ctr[txr_poll_cut]:-}" ] || fail "xfab_netback has no txr_poll_cut counter"
 	if [ "$2" = stock ]; then

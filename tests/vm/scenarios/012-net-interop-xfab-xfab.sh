@@ -12,7 +12,7 @@
 #   its RX pool and ends no grant per packet (net_pool_check); asked to
 #   lend pool pages to its stack (rx_lend=256 here) it lends none, as
 #   this vif's trust is the default: lent pages stay writable to the
-#   backend (issue 39; 020 lends under relaxed trust);
+#   backend (020 lends under relaxed trust);
 #   packets for the guest are copied in the sender's context
 #   (net_rx_direct_check) and kept until the guest took them
 #   (net_rx_hold_check). LRO: with TSO

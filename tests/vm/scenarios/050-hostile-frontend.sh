@@ -14,19 +14,20 @@
 #   a defended backend does, each case with the counter that says why;
 #   the stock column is recorded from the same boot. Control: with
 #   refuse_rate=0 the refusal bound must catch xfab_blkback (the check
-#   can fail: issue 20 defect 1 measured 35,000 refusals/s before).
+#   can fail: without the bound it answered 35,000 refusals/s).
 #   Kept read-only mappings (ro_writes: a frontend announcing relaxed
-#   trust writes from 2048 read-only pages, issue 20 defect 8): with
-#   ro_grants_per_disk=256 xfab_blkback must refuse to keep more (the
-#   writes still OKAY, ro_budget counted); with a cache of 8 slots an
-#   11-page write finds them all pinned and must map read-only for that
-#   request, not writable (which Xen refuses for a read-only grant).
+#   trust writes from 2048 read-only pages; each mapping kept holds one
+#   of dom0's maptrack entries): with ro_grants_per_disk=256
+#   xfab_blkback must refuse to keep more (the writes still OKAY,
+#   ro_budget counted); with a cache of 8 slots an 11-page write finds
+#   them all pinned and must map read-only for that request, not
+#   writable (which Xen refuses for a read-only grant).
 #   close_inflight: a ring's worth of reads on a disk that holds each for
 #   12 s (dm-delay over the RAM disk), detached at once: the detach must
 #   finish in 5 s, not wait in xenwatch for the disk (every PV device of
 #   dom0 waits with it); xfab_blkback finishes those rings in the
 #   background (draining 1 in debugfs), then holds nothing.
-#   reconnect_flood (issue 39 item 6: ring sets left draining piled up,
+#   reconnect_flood (without a bound, ring sets left draining piled up,
 #   each with its grants mapped): on the same slow disk, a ring's worth
 #   of reads, then 5 times as fast as the backend follows: Closing,
 #   Closed, Initialising, a new ring, Initialised, and reads again on
@@ -56,36 +57,37 @@
 #   the bridge with broadcasts, a few RX buffers at a time about as
 #   often as the backend's stall timer purges its backlog (1 s), under
 #   a harder flood (rx_trickle: the purge and the take of the next
-#   packet meet; issue 22's rx_gather race), grant refs nobody
-#   granted, an empty second slot, a slot past its page, a 20-slot chain, a TX producer
-#   index 4 rings ahead, an event storm, TCP segments the backend's LRO
-#   may merge (below), the frontend's state key flipped through every
-#   state every 20 ms), then valid frames again (the backend still takes
-#   new vifs). After each: the detach completes
-#   through xenwatch, the vif is gone and xfab_netback holds nothing.
+#   packet meet, where xfab_netback once raced without the backlog's
+#   lock), grant refs nobody granted, an empty second slot, a slot past
+#   its page, a 20-slot chain, a TX producer index 4 rings ahead, an
+#   event storm, TCP segments the backend's LRO may merge (below), the
+#   frontend's state key flipped through every state every 20 ms), then
+#   valid frames again (the backend still takes new vifs). After each:
+#   the detach completes through xenwatch, the vif is gone and
+#   xfab_netback holds nothing.
 #   xfab_netback must also answer as a defended backend does, each case
 #   with the counter that says why (no_rx: its backlog dropped on a
-#   stall although the queue never stopped, issue 20 defect 9;
-#   rx_trickle: frames kept coming, none in error, and at least 3
-#   stalls ended); the stock column is recorded from the same boot.
-#   LRO (issue 39 item 2): the guest sends two consecutive TCP segments
-#   of one flow in one push to a MAC nobody has, once a broadcast from
-#   the bridge reached it; xenbr0 floods them to hsveth0, one end of a
-#   veth pair with TSO and frag_list off (GSO on: dom0 segments in
-#   software), made before the attach; a capture on both ends. lro_gso:
-#   16 payload bytes each with a GSO extra of size 8, over IPv4, then
-#   over IPv6: all 32 bytes of each flow arrive at the far end, each
-#   byte once and in place, the checksums right (a merge chained onto a
-#   frag_list made skb_segment BUG and dom0 die: then the run ends with
-#   050 in ERROR, "did not finish", and the trace in serial.log).
+#   stall although the queue never stopped; rx_trickle: frames kept
+#   coming, none in error, and at least 3 stalls ended); the stock
+#   column is recorded from the same boot.
+#   LRO: the guest sends two consecutive TCP segments of one flow in one
+#   push to a MAC nobody has, once a broadcast from the bridge reached
+#   it; xenbr0 floods them to hsveth0, one end of a veth pair with TSO
+#   and frag_list off (GSO on: dom0 segments in software), made before
+#   the attach; a capture on both ends. lro_gso: 16 payload bytes each
+#   with a GSO extra of size 8, over IPv4, then over IPv6: all 32 bytes
+#   of each flow arrive at the far end, each byte once and in place, the
+#   checksums right (a merge chained onto a frag_list made skb_segment
+#   BUG and dom0 die: then the run ends with 050 in ERROR, "did not
+#   finish", and the trace in serial.log).
 #   lro_mtu: 3000 bytes each, no GSO extra: no frame longer than the
 #   MTU (1500) leaves the bridge for hsveth0 or is dropped at its far
 #   end (a stock backend's frames die at the bridge's MTU check; a merge
 #   made them one GSO packet that passes it). Both: no splat in dom0's
 #   kernel log, every slot answered.
-#   pool_hog (issue 39 item 3: pools mapped without a bound exhausted
-#   dom0's maptrack): two vifs of h1, the second attached while the
-#   first holds its mappings, each publishing a TX and an RX pool of the
+#   pool_hog (pools mapped without a bound once exhausted dom0's
+#   maptrack): two vifs of h1, the second attached while the first
+#   holds its mappings, each publishing a TX and an RX pool of the
 #   most pages xfab_netback maps (pool_pages) on every queue it offers,
 #   then 32 frames per queue from the TX pool. Bounds lowered for the
 #   case (restored after): pool_grants_per_vif = 2 x queues - 1 pools,
@@ -95,8 +97,8 @@
 #   pool_refused_total; its other queues grant-copy), every frame OKAY,
 #   no more mapped than the bounds, the budget equal to what is mapped,
 #   and back at 0 after the detach. xen-netback maps no pool: "n/a".
-#   rx_drip (issue 39 item 6: a guest that posts a few buffers now and
-#   then never stalls, and kept its backlog for good): 8 RX buffers
+#   rx_drip (a guest that posts a few buffers now and then never
+#   stalls, so only packets aging out bound its backlog): 8 RX buffers
 #   every 2.5 s under the flood of rx_trickle, for 5 s (check) or 14 s
 #   (check-full), then all 64; xfab_netback's rx_drain_ms 1000 and
 #   rx_stall_secs 6 for the case (restored after). Both backends: frames

@@ -10,8 +10,8 @@
 #   stale_read: the guest fills and frees 64 MiB (its free pages then
 #     hold old data), then reads 16 MiB with O_DIRECT; the backend
 #     answers every read OKAY without data after copying out each
-#     granted segment and counting the bytes that are not zero (issue 20
-#     defect 2, XSA-403 class: pool pages granted unzeroed);
+#     granted segment and counting the bytes that are not zero (XSA-403
+#     class: pool pages granted unzeroed);
 #   ro_keep (xfab_blkfront only): the backend claims to be xfab_blkback
 #     and the disk is put in relaxed trust, so writes name read-only
 #     grants the frontend keeps (ro_grants=16, idle after 100 ms); the
@@ -19,18 +19,18 @@
 #     writes 8 rounds of 2 MiB through the page cache 0.3 s apart: a
 #     frontend that replaces kept grants still mapped (ending them leaves
 #     grant entries and pages on Xen's deferred list) hands out more
-#     than its 16 (defect 7);
+#     than its 16;
 #   ring_keep: at detach the backend keeps the ring page mapped for 7 s
 #     and compares it with what it held; the guest boots with
 #     init_on_free=1, so a page it frees is zeroed at once: a change
 #     means the frontend freed a ring page the backend still maps
-#     (defect 3, XSA-396 class). Linux has itself kept such a page since
-#     its XSA-396 fix (gnttab_end_foreign_access takes a reference while
-#     the grant is in use), so this guards against a frontend that frees
-#     it behind the grant table's back, and a kernel without that fix.
+#     (XSA-396 class). Linux has itself kept such a page since its
+#     XSA-396 fix (gnttab_end_foreign_access takes a reference while the
+#     grant is in use), so this guards against a frontend that frees it
+#     behind the grant table's back, and a kernel without that fix.
 #     xen-blkfront frees its rings only when its device goes, after the
 #     backend closed: ring_keep cannot see that.
-#   vif (defect 4):
+#   vif:
 #   tx_peek: the guest sends 3,000 datagrams of zeros out of the vif
 #     while it sends the marker XFAB-HOSTILE-SECRET over loopback (kept
 #     queued and freed beside them); the backend reads the whole 4 KiB
@@ -45,9 +45,9 @@
 #   (xen-netfront grants skb pages in place when the toolstack's trusted
 #   key is 1, xl's default, and skips RSP_NULL). The domU runs with
 #   init_on_alloc=0: Debian's kernel zeroes every allocation by default,
-#   which hides defect 2 and would wipe the freed marker datagrams;
-#   ring_keep runs in a boot of its own (init_on_free would hide them
-#   too).
+#   which hides old data in granted pages and would wipe the freed
+#   marker datagrams; ring_keep runs in a boot of its own (init_on_free
+#   would hide them too).
 # Topology: dom0 (xfab_hostile as the vbd and the vif backend, no
 #   blkback or netback loaded; brd /dev/ram0 named by the toolstack,
 #   never touched; vif hotplug script hs-vif-hotplug, no bridge) <->
