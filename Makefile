@@ -1,6 +1,10 @@
 # xfab: one entry point. `make help` lists the targets.
 KDIR ?= /lib/modules/$(shell uname -r)/build
-MODDIRS := $(wildcard netfront netback blkfront blkback window) tests/peer tests/hostile
+# The drivers: what `make modules` builds and `make install` installs.
+MODDIRS := $(wildcard netfront netback blkfront blkback window)
+# Modules for the testbed only, never installed: a load-time check of
+# common/ in the kernel, and peers that break the protocol on purpose.
+TEST_MODDIRS := tests/peer tests/hostile
 HELPERS_OUT ?= build/helpers
 UNIT_CFLAGS := -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -Icommon
@@ -8,7 +12,7 @@ UNIT_CFLAGS := -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
 COMMON_SRC := $(filter-out common/xfab_kstats.c,$(wildcard common/*.c))
 UNIT_SRC := $(wildcard tests/unit/*.c)
 
-.PHONY: help modules install helpers toolstack xen deb kernel-patch unit unit-core unit-harness fuzz style sparse check check-full vm-check bench bench-quick deps \
+.PHONY: help modules test-modules install helpers toolstack xen deb kernel-patch unit unit-core unit-harness fuzz style sparse check check-full vm-check bench bench-quick deps \
 	testbed-clean clean
 
 help:
@@ -17,6 +21,7 @@ help:
 	@echo "make bench-quick    the same, one short round (a first look, minutes)"
 	@echo "make modules        build the kernel modules against KDIR ($(KDIR))"
 	@echo "make install        install them for that kernel (in updates/)"
+	@echo "make test-modules   the testbed's test modules (tests/peer, tests/hostile; never installed)"
 	@echo "make toolstack      toolstack/xfabctl and xfab-appliance (needs libxen-dev)"
 	@echo "make xen            Xen 4.20.4 with xen-patches/ applied (cached; testbed image chroot)"
 	@echo "make deb            xfab-dkms and xfab-utils .debs of HEAD into build/deb (docs/packages.md)"
@@ -31,6 +36,11 @@ help:
 
 modules:
 	@for d in $(MODDIRS); do \
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/$$d modules || exit 1; \
+	done
+
+test-modules:
+	@for d in $(TEST_MODDIRS); do \
 		$(MAKE) -C $(KDIR) M=$(CURDIR)/$$d modules || exit 1; \
 	done
 
@@ -141,6 +151,6 @@ testbed-clean:
 
 clean:
 	rm -rf build
-	@for d in $(MODDIRS); do \
+	@for d in $(MODDIRS) $(TEST_MODDIRS); do \
 		[ -d $(KDIR) ] && $(MAKE) -C $(KDIR) M=$(CURDIR)/$$d clean >/dev/null; \
 	done; true

@@ -6,6 +6,7 @@ import io
 import json
 import os
 import re
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -454,6 +455,23 @@ class RunConfTest(unittest.TestCase):
             self.assertEqual(run.numbered(d), "001 020 501")
         self.assertNotIn("501", run.default_scenarios(run.SCENARIO_DIR, False).split())
         self.assertIn("501", run.default_scenarios(run.SCENARIO_DIR, True).split())
+
+    def test_install_leaves_test_modules_out(self):
+        # xfab_hostile breaks the protocol on purpose: a user's make
+        # install (and DKMS) must never put it in updates/
+        def var(name):
+            return subprocess.run(
+                ["make", "-s", "-C", run.TOP, "--eval", "print-%: ; @echo $($*)",
+                 f"print-{name}"], check=True, capture_output=True, text=True).stdout.split()
+        drivers, tests = var("MODDIRS"), var("TEST_MODDIRS")
+        self.assertIn("netback", drivers)
+        self.assertFalse([d for d in drivers if d.startswith("tests/")])
+        self.assertEqual(sorted(tests), ["tests/hostile", "tests/peer"])
+        with open(os.path.join(run.TOP, "Makefile")) as f:
+            rules = f.read().split("\n\n")
+        install = [r for r in rules if re.search(r"^install:", r, re.M)]
+        self.assertEqual(len(install), 1)
+        self.assertNotIn("TEST_MODDIRS", install[0])
 
     def test_check_full_tier_only_in_full_runs(self):
         with tempfile.TemporaryDirectory() as d:
