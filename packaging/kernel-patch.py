@@ -267,6 +267,8 @@ def driver_makefile(driver, config):
             out.append("endif")
         elif re.match(r"ccflags-y\s*:=", ln):
             out.append("ccflags-y := -I$(srctree)/drivers/xen/xfab/common")
+        elif re.fullmatch(r"ccflags-\$\(XFAB_WERROR\)\s*\+=\s*-Werror", ln):
+            continue
         else:
             die(f"{driver}/Kbuild: '{ln}': teach packaging/kernel-patch.py this line")
     return "\n".join(out) + "\n"

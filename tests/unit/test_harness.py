@@ -473,6 +473,22 @@ class RunConfTest(unittest.TestCase):
         self.assertEqual(len(install), 1)
         self.assertNotIn("TEST_MODDIRS", install[0])
 
+    def test_warnings_are_errors_in_our_builds_only(self):
+        # a user's DKMS build on a newer compiler must not fail over a
+        # new warning; ours (kbuild.sh, which make check uses) must
+        for d in ("netfront", "netback", "blkfront", "blkback", "window",
+                  "tests/peer", "tests/hostile"):
+            with open(os.path.join(run.TOP, d, "Kbuild")) as f:
+                lines = f.read().splitlines()
+            plain = [ln for ln in lines if "-Werror" in ln
+                     and not ln.startswith("ccflags-$(XFAB_WERROR)")]
+            self.assertEqual(plain, [], d)
+            self.assertIn("ccflags-$(XFAB_WERROR) += -Werror", lines, d)
+        with open(os.path.join(run.TOP, "tests", "vm", "kbuild.sh")) as f:
+            makes = [ln for ln in f if re.search(r"\bmake -s ", ln)]
+        self.assertTrue(makes)
+        self.assertFalse([ln for ln in makes if "XFAB_WERROR=y" not in ln])
+
     def test_check_full_tier_only_in_full_runs(self):
         with tempfile.TemporaryDirectory() as d:
             heads = {"001-a.sh": "#!/bin/bash\n# 001 a\n",

@@ -22,10 +22,10 @@ mkdir -p "$src" "$out/modules" "$out/helpers"
 mountpoint -q "$ch/proc" || mount -t proc proc "$ch/proc"
 trap 'umount -l "$ch/proc" 2>/dev/null || true' EXIT
 # XFAB_KMAKE_ARGS: extra kbuild variables (make sparse passes C=2)
-chroot "$ch" make -s -C /tmp/xfab-build modules test-modules KDIR="/usr/src/$kdir" ${XFAB_KMAKE_ARGS:-}
+chroot "$ch" make -s -C /tmp/xfab-build modules test-modules XFAB_WERROR=y KDIR="/usr/src/$kdir" ${XFAB_KMAKE_ARGS:-}
 find "$src" -name '*.ko' -exec cp {} "$out/modules/" \;
 if [ "$helpers" != --no-helpers ]; then
-	chroot "$ch" make -s -C /tmp/xfab-build helpers HELPERS_OUT=/tmp/xfab-build/helpers-out
+	chroot "$ch" make -s -C /tmp/xfab-build helpers XFAB_WERROR=y HELPERS_OUT=/tmp/xfab-build/helpers-out
 	cp "$src"/helpers-out/* "$out/helpers/"
 fi
 echo "built against $kdir: $(cd "$out/modules" && ls | tr '\n' ' ')"
