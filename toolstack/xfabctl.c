@@ -66,7 +66,7 @@ void usage(FILE *f)
 	      "       xfabctl trust DOM DEV relaxed|strict\n"
 	      "       xfabctl status [DOM] [--json]\n"
 	      "DOM is a domain id or name; DEV a device such as vif/0 or vbd/51712.\n"
-	      "See docs/toolstack.md.\n", f);
+	      "See xfabctl(8).\n", f);
 }
 
 static void open_xencall(void)
