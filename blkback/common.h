@@ -2,14 +2,17 @@
 /*
  * xfab_blkback: the contract between its files.
  *
+ *   main.c     module parameters, the drain workqueue, registration
  *   xenbus.c   negotiation with the frontend (one state function), the
- *              backing device named by the hotplug script, ring connect
+ *              backing device named by the hotplug script, ring connect,
+ *              ring sets left draining at a disconnect
  *   ring.c     one thread per ring: take requests off the ring, validate
  *              them (common/xfab_blkif.c), submit bios, answer
  *   grants.c   mapping the frontend's pages: persistent grants kept per
  *              ring, the rest mapped for one request
  *   stats.c    sysfs counters (/sys/bus/xen-backend/devices/vbd-D-N/
- *              statistics/) and the compat wrappers around the block layer
+ *              statistics/) and the debugfs summary
+ *   core.c     this module's copy of the OS-neutral core (common/)
  *
  * Everything the frontend wrote is copied before it is looked at: a
  * request slot is copied whole, an indirect page is copied out of its

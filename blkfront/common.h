@@ -2,12 +2,14 @@
 /*
  * xfab_blkfront: the contract between its files.
  *
+ *   main.c     module parameters and registration
  *   xenbus.c   negotiation with the backend (rings, channels, features),
  *              connect / teardown, suspend and resume
  *   disk.c     the gendisk and its blk-mq tag set, queue limits
  *   ring.c     requests onto the ring (queue_rq), responses off it
  *              (the interrupt), the pool of granted pages
  *   stats.c    sysfs counters under the disk's device
+ *   core.c     this module's copy of the OS-neutral core (common/)
  *
  * By default data never lives in a granted page of the guest's own: each
  * ring keeps a pool of pages granted to the backend once (so a backend

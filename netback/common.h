@@ -2,14 +2,20 @@
 /*
  * xfab_netback: the contract between its files.
  *
+ *   main.c       module parameters, the workqueue and debugfs root,
+ *                registration
  *   xenbus.c     negotiation with the frontend (one state function),
  *                hotplug-status, connect/disconnect of the queues
  *   interface.c  the vifD.N net_device, queue setup/teardown, interrupts
- *   tx.c         guest TX ring -> dom0 stack (NAPI, grant copy in)
- *   rx.c         dom0 stack -> guest RX ring (worker, grant copy out)
+ *   pool.c       an xfab frontend's page pools, mapped once per connect
+ *   tx.c         guest TX ring -> dom0 stack (NAPI; grant copy, or
+ *                memcpy from a mapped pool)
+ *   rx.c         dom0 stack -> guest RX ring (grant copy, or memcpy into
+ *                a mapped pool)
  *   rxhold.c     copied packets kept until the guest took them
  *   lro.c        guest TX segments of one flow merged before the stack
  *   stats.c      ethtool -S and the debugfs ring dump
+ *   core.c       this module's copy of the OS-neutral core (common/)
  *
  * Naming: "tx" and "rx" are the guest's rings, as on the wire: the TX ring
  * carries what the guest sends, the RX ring what it receives. Counters
