@@ -238,10 +238,10 @@ def qemu_version():
 
 
 def host_speed():
-    """MB/s of SHA-256 on one host core, taken as a boot starts: the same
-    scenarios ran 1.6 times as long one afternoon as that morning on
-    this machine, and a run's times mean little without its host's
-    pace. The best of three 32 MiB passes (well under a second)."""
+    """MB/s of SHA-256 on one host core, taken as a boot starts: scenario
+    001 took 123 s one morning on this machine and 190-196 s that
+    evening, and a run's times mean little without its host's pace.
+    The best of three 32 MiB passes (well under a second)."""
     buf = b"\x5a" * (32 << 20)
     best = None
     for _ in range(3):

@@ -19,7 +19,7 @@
 #   off in the guest, the backend merges its TCP segments before dom0's
 #   stack, data intact, and stops with rx-gro-hw off; merged packets
 #   forwarded to a second guest reach its ring whole (net_lro_check).
-#   check-full only, as both are off by default and make check tests
+#   In check-full only, as both are off by default and make check tests
 #   what users run: with ethtool -C rx-usecs 1000 the backend polls the
 #   guest's TX ring and finds requests that way; rx-usecs 0 stops it
 #   (net_poll_check). With tx-usecs 2000 the backend spaces its
