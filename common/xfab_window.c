@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Read-only window index (xfab_window.h): checks, the reverse index and
+ * Read-only window index (xfab_window.h): checks, the two indexes and
  * both lookups. No allocation here: the caller owns the arrays.
  */
 #include "xfab_window.h"
@@ -36,6 +36,52 @@ static void sift_down(u32 *a, const u64 *key, u32 root, u32 n)
 	}
 }
 
+u32 xfab_win_slots(u32 n)
+{
+	u32 s = 2;
+
+	while (s < 2ull * n) {
+		if (s >= 0x80000000u)
+			return 0;
+		s <<= 1;
+	}
+	return s;
+}
+
+/*
+ * Fibonacci hashing: the frame times 2^64 / phi, top bits. A PV peer's
+ * frames come in long runs of consecutive numbers, which this spreads
+ * evenly over the table.
+ */
+static u32 slot_of(const struct xfab_win *w, u64 frame)
+{
+	return (u32)((frame * 0x9e3779b97f4a7c15ull) >> w->shift);
+}
+
+/* Fill the peer-frame table; linear probing, the longest probe kept. */
+static int hash_peers(struct xfab_win *w)
+{
+	u32 i, h, d, mask = w->slots - 1, need = xfab_win_slots(w->n);
+
+	if (!need || w->slots < need || (w->slots & mask))
+		return -EINVAL;
+	w->shift = 64;
+	for (i = w->slots; i > 1; i >>= 1)
+		w->shift--;
+	w->max_probe = 0;
+	for (i = 0; i < w->slots; i++)
+		w->slot[i] = 0;
+	for (i = 0; i < w->n; i++) {
+		h = slot_of(w, w->peer[i]);
+		for (d = 0; w->slot[(h + d) & mask]; d++)
+			;
+		w->slot[(h + d) & mask] = i + 1;
+		if (d > w->max_probe)
+			w->max_probe = d;
+	}
+	return 0;
+}
+
 int xfab_win_index(struct xfab_win *w)
 {
 	u32 i, t;
@@ -53,7 +99,7 @@ int xfab_win_index(struct xfab_win *w)
 	for (i = 1; i < w->n; i++)
 		if (w->local[w->by_local[i]] == w->local[w->by_local[i - 1]])
 			return -EINVAL;
-	return 0;
+	return hash_peers(w);
 }
 
 /* First position in [0, n) whose key is >= @frame (n if none). */
@@ -63,7 +109,7 @@ static u32 lower_bound(const u64 *key, const u32 *perm, u32 n, u64 frame)
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (key[perm ? perm[mid] : mid] < frame)
+		if (key[perm[mid]] < frame)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -73,12 +119,22 @@ static u32 lower_bound(const u64 *key, const u32 *perm, u32 n, u64 frame)
 
 int xfab_win_find_peer(const struct xfab_win *w, u64 frame, u32 *entry)
 {
-	u32 i = lower_bound(w->peer, NULL, w->n, frame);
+	u32 h, d, e, mask = w->slots - 1;
 
-	if (i == w->n || w->peer[i] != frame)
+	if (!w->n || !w->slots)
 		return -ENOENT;
-	*entry = i;
-	return 0;
+	h = slot_of(w, frame);
+	/* no entry sits further than max_probe from its home slot */
+	for (d = 0; d <= w->max_probe; d++) {
+		e = w->slot[(h + d) & mask];
+		if (!e)
+			return -ENOENT;
+		if (w->peer[e - 1] == frame) {
+			*entry = e - 1;
+			return 0;
+		}
+	}
+	return -ENOENT;
 }
 
 int xfab_win_find_local(const struct xfab_win *w, u64 frame, u32 *entry)

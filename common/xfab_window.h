@@ -9,7 +9,11 @@
  *
  * Entries are built once, from the hypervisor's frame list of the peer,
  * and dropped whole (leave, the peer's death, unload): no per-entry
- * removal, so two sorted arrays and binary search serve both lookups.
+ * removal. A peer frame is found in constant time through an
+ * open-addressing table (the datapath looks one up per slot a peer
+ * sends); a local frame by binary search over a sorted permutation
+ * (pointer mode is to keep the entry in the page itself, leaving this
+ * to checks).
  */
 #ifndef XFAB_WINDOW_H
 #define XFAB_WINDOW_H
@@ -24,7 +28,18 @@ struct xfab_win {
 	u64 *peer;	/* [n] the peer's frames, strictly ascending */
 	u64 *local;	/* [n] local frame mapping peer[i] */
 	u32 *by_local;	/* [n] entry numbers, ascending by local[] */
+	u32 *slot;	/* [slots] entry + 1 of a peer frame, 0 if free */
+	u32 slots;	/* a power of two, at least 2n: xfab_win_slots() */
+	u32 shift;	/* 64 - log2(slots), set by xfab_win_index() */
+	u32 max_probe;	/* the longest probe any entry needed, ditto */
 };
+
+/*
+ * The table size a window of @n entries needs: the smallest power of two
+ * at least 2n (at least 2), so that it is at most half full and a lookup
+ * probes few slots. 0 when that does not fit in a u32.
+ */
+u32 xfab_win_slots(u32 n);
 
 /*
  * Check a peer frame list before mapping anything: strictly ascending
@@ -34,13 +49,15 @@ struct xfab_win {
 int xfab_win_check_frames(const u64 *frames, u32 n, u32 *bad);
 
 /*
- * Build the window's reverse index once peer[] and local[] are filled
- * (peer[] checked as above, local[] the frames of distinct local pages).
- * Returns -EINVAL if two entries name the same local frame.
+ * Build the window's two indexes once peer[] and local[] are filled
+ * (peer[] checked as above, local[] the frames of distinct local pages)
+ * and slot[] has the room xfab_win_slots(n) gives (a larger power of two
+ * will do). Returns -EINVAL if two entries name the same local frame or
+ * the table is too small.
  */
 int xfab_win_index(struct xfab_win *w);
 
-/* Entry of peer frame @frame, or -ENOENT. */
+/* Entry of peer frame @frame, or -ENOENT: at most max_probe + 1 reads. */
 int xfab_win_find_peer(const struct xfab_win *w, u64 frame, u32 *entry);
 
 /* Entry whose local frame is @frame, or -ENOENT. */

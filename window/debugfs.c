@@ -191,9 +191,9 @@ static int windows_show(struct seq_file *m, void *v)
 
 	mutex_lock(&xfab_wn_lock);
 	list_for_each_entry(wn, &xfab_wn_list, list)
-		seq_printf(m, "peer %u frames %u mapped %u refused %u map_ms %llu\n",
+		seq_printf(m, "peer %u frames %u mapped %u refused %u map_ms %llu max_probe %u\n",
 			   wn->peer, wn->idx.n, wn->mapped, wn->map_errors,
-			   wn->map_ns / NSEC_PER_MSEC);
+			   wn->map_ns / NSEC_PER_MSEC, wn->idx.max_probe);
 	mutex_unlock(&xfab_wn_lock);
 	return 0;
 }

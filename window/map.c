@@ -208,6 +208,7 @@ static void free_arrays(struct xfab_wn *wn)
 	kvfree(wn->idx.peer);
 	kvfree(wn->idx.local);
 	kvfree(wn->idx.by_local);
+	kvfree(wn->idx.slot);
 	kvfree(wn->pages);
 	kfree(wn);
 }
@@ -287,8 +288,14 @@ struct xfab_wn *xfab_wn_map(u16 peer)
 	wn->pages = kvcalloc(wn->idx.n, sizeof(*wn->pages), GFP_KERNEL);
 	wn->idx.local = kvmalloc_array(wn->idx.n, sizeof(u64), GFP_KERNEL);
 	wn->idx.by_local = kvmalloc_array(wn->idx.n, sizeof(u32), GFP_KERNEL);
+	/* sized for the frames listed; refused ones only leave it emptier */
+	wn->idx.slots = xfab_win_slots(wn->idx.n);
+	if (wn->idx.slots)
+		wn->idx.slot = kvmalloc_array(wn->idx.slots, sizeof(u32),
+					      GFP_KERNEL);
 	rc = -ENOMEM;
-	if (!wn->pages || !wn->idx.local || !wn->idx.by_local)
+	if (!wn->pages || !wn->idx.local || !wn->idx.by_local ||
+	    !wn->idx.slot)
 		goto fail;
 	rc = xen_alloc_unpopulated_pages(wn->idx.n, wn->pages);
 	if (rc) {

@@ -3,7 +3,9 @@
  * The read-only window's index: the peer's frame list is refused unless
  * strictly ascending and in range; once indexed, every entry is found
  * from both its peer frame and its local frame, nothing else is, and a
- * span is allowed only inside one mapped page.
+ * span is allowed only inside one mapped page. The peer-frame table
+ * stays at most half full, and its lookups short, for the frame layouts
+ * a PV peer has (long consecutive runs, superpage-aligned strides).
  */
 #include <stdlib.h>
 #include "xfab_test.h"
@@ -14,12 +16,14 @@
 
 static u64 peer[N], local[N];
 static u32 by_local[N];
+static u32 slot[8192];	/* xfab_win_slots(N) */
 
 /* N ascending peer frames with random gaps, local frames a shuffle. */
 static struct xfab_win make_win(u32 n, unsigned int seed)
 {
 	struct xfab_win w = { .n = n, .peer = peer, .local = local,
-			      .by_local = by_local };
+			      .by_local = by_local, .slot = slot,
+			      .slots = xfab_win_slots(n) };
 	u64 f = 0x100;
 	u32 i, j;
 
@@ -126,3 +130,65 @@ TEST(window_planted_page_reads_whole_only_if_every_byte_is)
 	page[0] ^= 0xff;	/* the header is the token's, not checked */
 	ASSERT_TRUE(xfab_plant_intact(page, 77));
 }
+
+TEST(window_table_is_a_power_of_two_at_least_twice_the_entries)
+{
+	ASSERT_EQ(xfab_win_slots(0), 2u);
+	ASSERT_EQ(xfab_win_slots(1), 2u);
+	ASSERT_EQ(xfab_win_slots(2), 4u);
+	ASSERT_EQ(xfab_win_slots(3), 8u);
+	ASSERT_EQ(xfab_win_slots(N), 8192u);
+	ASSERT_EQ(xfab_win_slots(0x40000000u), 0x80000000u);
+	ASSERT_EQ(xfab_win_slots(0x40000001u), 0u);	/* past a u32 */
+	ASSERT_EQ(xfab_win_slots(0xffffffffu), 0u);
+}
+
+TEST(window_refuses_a_table_too_small_or_not_a_power_of_two)
+{
+	struct xfab_win w = make_win(100, 4);
+	u32 e;
+
+	w.slots = 128;		/* needs 256 */
+	ASSERT_EQ(xfab_win_index(&w), -EINVAL);
+	w.slots = 300;
+	ASSERT_EQ(xfab_win_index(&w), -EINVAL);
+	w.slots = 0;
+	ASSERT_EQ(xfab_win_index(&w), -EINVAL);
+	ASSERT_EQ(xfab_win_find_peer(&w, peer[0], &e), -ENOENT);
+	w.slots = 512;		/* larger will do */
+	ASSERT_EQ(xfab_win_index(&w), 0);
+	ASSERT_EQ(xfab_win_find_peer(&w, peer[99], &e), 0);
+	ASSERT_EQ(e, 99u);
+}
+
+/* Every entry found, its neighbours not, with short probes. */
+static void check_layout(int *_failed, u64 base, u64 stride, u32 n)
+{
+	struct xfab_win w = make_win(n, 11);
+	u32 i, e, bad;
+
+	for (i = 0; i < n; i++)
+		peer[i] = base + stride * i;
+	ASSERT_EQ(xfab_win_check_frames(peer, n, &bad), 0);
+	ASSERT_EQ(xfab_win_index(&w), 0);
+	ASSERT_LT(w.max_probe, 32u);
+	for (i = 0; i < n; i++) {
+		e = ~0u;
+		ASSERT_EQ(xfab_win_find_peer(&w, peer[i], &e), 0);
+		ASSERT_EQ(e, i);
+		if (stride > 1)
+			ASSERT_EQ(xfab_win_find_peer(&w, peer[i] + 1, &e), -ENOENT);
+	}
+	ASSERT_EQ(xfab_win_find_peer(&w, base - 1, &e), -ENOENT);
+	ASSERT_EQ(xfab_win_find_peer(&w, base + stride * n, &e), -ENOENT);
+}
+
+TEST(window_lookups_stay_short_for_runs_and_strides)
+{
+	check_layout(_failed, 0x100000, 1, N);		/* one run of frames */
+	check_layout(_failed, 0x3ff000, 1, N);		/* across a power of two */
+	check_layout(_failed, 0x200, 512, N);		/* one frame per 2 MiB */
+	check_layout(_failed, 0x40000, 1u << 18, N);	/* one per 1 GiB */
+	check_layout(_failed, 1, 4096, N);
+}
+

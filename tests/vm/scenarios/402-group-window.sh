@@ -52,9 +52,15 @@ for pair in "d1 $d2 $T2" "d2 $d1 $T1"; do
 	line=$(window_of "$1" "$2")
 	log "$1: $line"
 	frames=$(echo "$line" | awk '{ print $4 }') ms=$(echo "$line" | awk '{ print $10 }')
+	probe=$(echo "$line" | awk '{ print $12 }')
 	figure "$1.window_frames" "$frames"
 	figure "$1.window_map_ms" "$ms"
+	figure "$1.window_max_probe" "$probe"
 	[ "$frames" -ge 120000 ] || fail "$1's window over d$2 has $frames frames, a 512 MiB domain owns about 131072"
+	# a frame is found in a few reads of the window's table (the
+	# datapath looks one up per slot a peer sends)
+	[ -n "$probe" ] && [ "$probe" -lt 32 ] ||
+		fail "$1's window over d$2: longest lookup '$probe' slots (want under 32)"
 	out=$(domu_must "$1" 120 "echo $3 >$D/$2/scan && cat $D/$2/scan") || exit $?
 	log "$1 scans d$2: $out"
 	echo "$out" | grep -q "found 1024 good 1024" ||
