@@ -396,6 +396,51 @@ class DomuExecTest(unittest.TestCase):
         self.assertEqual(r.stdout.split(), ["hello", "rc=3"], r.stderr)
 
 
+class QueueUseTest(unittest.TestCase):
+    """lib.sh's net_queues_used against a stand-in tc: each TX queue's
+    packets come from its mq child's "Sent" line, whatever the child
+    qdisc; a queue under 50 packets, or missing, fails the scenario."""
+
+    MQ = """qdisc mq 0: root
+ Sent 9000 bytes 130 pkt (dropped 0, overlimits 0 requeues 0)
+ backlog 0b 0p requeues 0
+qdisc fq_codel 0: parent :2 limit 10240p flows 1024 quantum 1514
+ Sent 4000 bytes {b} pkt (dropped 0, overlimits 0 requeues 0)
+ backlog 0b 0p requeues 0
+qdisc pfifo_fast 0: parent :1 bands 3 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1
+ Sent 5000 bytes {a} pkt (dropped 0, overlimits 0 requeues 0)
+ backlog 0b 0p requeues 0
+"""
+
+    def judge(self, a, b):
+        import subprocess
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(f"{d}/out")
+            with open(f"{d}/tc.out", "w") as f:
+                f.write(self.MQ.format(a=a, b=b))
+            lib = os.path.join(HERE, "..", "vm", "guest", "lib.sh")
+            r = subprocess.run(
+                ["bash", "-c", f'. "{lib}"; tc() {{ cat "{d}/tc.out"; }}; '
+                 'net_queues_used vif3.0 to_domu; echo judged'],
+                capture_output=True, text=True, timeout=30,
+                env={**os.environ, "W": d, "XFAB": d, "XFAB_SCEN": "t"})
+            with open(f"{d}/out/t.figs") as f:
+                return r.returncode, r.stdout, f.read().strip()
+
+    def test_both_queues_used(self):
+        rc, out, figs = self.judge(70, 60)
+        self.assertEqual(rc, 0, out)
+        self.assertIn("judged", out)
+        self.assertEqual(figs, "pkts_to_domu_by_queue :2 60 :1 70")
+
+    def test_an_idle_queue_fails(self):
+        rc, out, _ = self.judge(130, 0)
+        self.assertEqual(rc, 1)
+        self.assertIn("both queues should carry traffic", out)
+        rc, _, _ = self.judge(12, 118)
+        self.assertEqual(rc, 1)
+
+
 class RunConfTest(unittest.TestCase):
     """run.conf is sourced by the dom0 runner: it must set what it says."""
 
