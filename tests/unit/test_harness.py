@@ -548,7 +548,7 @@ class RunConfTest(unittest.TestCase):
             self.assertEqual(run.numbered(d), "001 021 022")
             self.assertEqual(run.numbered(d, soaks=False, patched=True), "")
             self.assertEqual(run.numbered(d, patched=True), "402")
-        for n in ("021", "022", "040"):
+        for n in ("001", "021", "022", "040"):
             self.assertNotIn(n, run.default_scenarios(run.SCENARIO_DIR, False).split())
             self.assertIn(n, run.default_scenarios(run.SCENARIO_DIR, True).split())
 

@@ -13,6 +13,9 @@
 #   vbd phy:/dev/vdc (a scratch virtio disk of the L1 VM) as xvdb.
 #   Hotplug: Debian's vif-bridge and block scripts, as a user's dom0
 #   runs them (other scenarios use the testbed's quick ones).
+# Tier: check-full
+#   (it runs no xfab code; make check's stock-peer cells, 010, 011, 030
+#   and 031, show the stock drivers work on the testbed)
 . /xfab/guest/lib.sh
 hotplug_scripts debian || error "could not switch to Debian's hotplug scripts"
 
