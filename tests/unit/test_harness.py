@@ -431,7 +431,7 @@ qdisc pfifo_fast 0: parent :1 bands 3 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1
         rc, out, figs = self.judge(70, 60)
         self.assertEqual(rc, 0, out)
         self.assertIn("judged", out)
-        self.assertEqual(figs, "pkts_to_domu_by_queue :2 60 :1 70")
+        self.assertEqual(figs, "pkts_to_domu_by_queue q0 70 q1 60")
 
     def test_an_idle_queue_fails(self):
         rc, out, _ = self.judge(130, 0)

@@ -529,14 +529,15 @@ udp_burst() {
 	echo "$out" | awk '/receiver/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\/[0-9]+$/) { split($i, a, "/"); print a[1], a[2] } }' | tail -n 1
 }
 
-# queue_sent DEV: packets each TX queue of dom0's DEV sent, one
-# "QUEUE PACKETS" line per queue (":1 5213"): the children of its mq
-# qdisc count them per queue whatever the driver (tc -s; the guests'
+# queue_sent DEV: packets TX queues 0 and 1 of dom0's DEV sent, "N0 N1"
+# (0 for a queue with no count): the children of its mq qdisc, :1 and
+# :2, count them per queue whatever the driver (tc -s; the guests'
 # busybox tc has no statistics).
 queue_sent() {
 	tc -s qdisc show dev "$1" | awk '
 		/^qdisc / { q = ""; for (i = 1; i < NF; i++) if ($i == "parent") q = $(i + 1) }
-		/^ *Sent / && q ~ /^:[0-9a-f]+$/ { print q, $4 }'
+		/^ *Sent / && q != "" { n[q] = $4 }
+		END { print n[":1"] + 0, n[":2"] + 0 }'
 }
 
 # Counters and ring dumps of both ends of every vif (non-zero ones only).
@@ -663,28 +664,24 @@ net_interop() {
 	log "jumbo ping 8972 bytes both ways: ok"
 }
 
-# net_queues_used DEV NAME: both TX queues of dom0's DEV sent 50
-# packets or more (queue_sent); figure pkts_NAME_by_queue.
-net_queues_used() {
-	local sent q n ok=0
-	sent=$(queue_sent "$1")
-	figure "pkts_$2_by_queue" "$(echo $sent)"
-	for q in :1 :2; do
-		n=$(echo "$sent" | awk -v q=$q '$1 == q { print $2 }')
-		[ -n "$n" ] && [ "$n" -ge 50 ] && ok=$((ok + 1))
-	done
-	[ "$ok" = 2 ] || fail "$1: packets per TX queue '$(echo $sent)': both queues should carry traffic"
+# net_queues_judge DEV NAME N0 N1: DEV's queues 0 and 1 carried N0 and N1
+# packets, 50 or more each; figure pkts_NAME_by_queue.
+net_queues_judge() {
+	figure "pkts_$2_by_queue" "q0 $3 q1 $4"
+	[ "$3" -ge 50 ] && [ "$4" -ge 50 ] ||
+		fail "$1: $2 packets per queue q0=$3 q1=$4: both queues should carry traffic"
 }
 
+# net_queues_used DEV NAME: both TX queues of dom0's DEV sent 50 packets
+# or more (queue_sent).
+net_queues_used() { net_queues_judge "$1" "$2" $(queue_sent "$1"); }
+
 # net_queues_ethtool DEV COUNTER NAME: xfab_netback's per-queue COUNTER
-# (q0_COUNTER, q1_COUNTER in ethtool -S) is 50 or more on both queues;
-# figure pkts_NAME_by_queue.
+# (q0_COUNTER, q1_COUNTER in ethtool -S) is 50 or more on both queues.
 net_queues_ethtool() {
 	local -A ctr
 	counters_of "$(ethtool -S "$1")"
-	figure "pkts_$3_by_queue" "q0 ${ctr[q0_$2]:-none} q1 ${ctr[q1_$2]:-none}"
-	[ "${ctr[q0_$2]:-0}" -ge 50 ] && [ "${ctr[q1_$2]:-0}" -ge 50 ] ||
-		fail "$1: $2 per queue q0=${ctr[q0_$2]:-none} q1=${ctr[q1_$2]:-none}: both queues should carry traffic"
+	net_queues_judge "$1" "$3" "${ctr[q0_$2]:-0}" "${ctr[q1_$2]:-0}"
 }
 
 # status_check DOMID DEV FE BE WORD...: `xfabctl status DOMID --json`
