@@ -39,23 +39,22 @@ help:
 	@echo "make deps           install the host packages the testbed needs"
 	@echo "make testbed-clean  drop the cached testbed image and build chroots"
 
-modules:
-	@for d in $(MODDIRS); do \
-		$(MAKE) -C $(KDIR) M=$(CURDIR)/$$d modules || exit 1; \
+# $(call kbuild_each,DIRS,ARGS): kbuild with ARGS in each of DIRS, in
+# turn, stopping at the first that fails.
+kbuild_each = @for d in $(1); do \
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/$$d $(2) || exit 1; \
 	done
 
+modules:
+	$(call kbuild_each,$(MODDIRS),modules)
+
 test-modules:
-	@for d in $(TEST_MODDIRS); do \
-		$(MAKE) -C $(KDIR) M=$(CURDIR)/$$d modules || exit 1; \
-	done
+	$(call kbuild_each,$(TEST_MODDIRS),modules)
 
 # Into /lib/modules/<version>/updates on every kernel (6.1's kbuild would
 # pick extra/, 6.12's updates/); kbuild runs depmod. The stock drivers stay.
 install: modules
-	@for d in $(MODDIRS); do \
-		$(MAKE) -C $(KDIR) M=$(CURDIR)/$$d INSTALL_MOD_DIR=updates \
-			modules_install || exit 1; \
-	done
+	$(call kbuild_each,$(MODDIRS),INSTALL_MOD_DIR=updates modules_install)
 
 helpers:
 	@mkdir -p $(HELPERS_OUT)
