@@ -397,7 +397,7 @@ class DomuExecTest(unittest.TestCase):
 
 
 class QueueUseTest(unittest.TestCase):
-    """lib.sh's net_queues_used against a stand-in tc: each TX queue's
+    """net.sh's net_queues_used against a stand-in tc: each TX queue's
     packets come from its mq child's "Sent" line, whatever the child
     qdisc; a queue under 50 packets, or missing, fails the scenario."""
 
@@ -418,9 +418,10 @@ qdisc pfifo_fast 0: parent :1 bands 3 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1
             os.makedirs(f"{d}/out")
             with open(f"{d}/tc.out", "w") as f:
                 f.write(self.MQ.format(a=a, b=b))
-            lib = os.path.join(HERE, "..", "vm", "guest", "lib.sh")
+            guest = os.path.join(HERE, "..", "vm", "guest")
             r = subprocess.run(
-                ["bash", "-c", f'. "{lib}"; tc() {{ cat "{d}/tc.out"; }}; '
+                ["bash", "-c", f'. "{guest}/lib.sh"; . "{guest}/net.sh"; '
+                 f'tc() {{ cat "{d}/tc.out"; }}; '
                  'net_queues_used vif3.0 to_domu; echo judged'],
                 capture_output=True, text=True, timeout=30,
                 env={**os.environ, "W": d, "XFAB": d, "XFAB_SCEN": "t"})
@@ -586,6 +587,81 @@ class RunConfTest(unittest.TestCase):
         for bad in ("bench=4", "X", "A=it's"):
             with self.assertRaises(Exception):
                 run.env_pair(bad)
+
+
+class SourcingTest(unittest.TestCase):
+    """Each scenario sources the helper files whose functions it calls:
+    one that calls a net.sh or blk.sh function without sourcing the file
+    would die at that call, in the testbed, minutes into a run."""
+
+    GUEST = os.path.join(run.TOP, "tests", "vm", "guest")
+    SOURCE = re.compile(r'^\s*(?:\.|source)\s+"?([^"\s]+)"?', re.M)
+    DEF = re.compile(r"^([a-z_][a-z0-9_]*)\(\)", re.M)
+
+    @staticmethod
+    def code(path):
+        """The file's text without comments (a '#' at a line's start or
+        after a blank), so that prose naming a helper is no call."""
+        with open(path) as f:
+            return re.sub(r"(^|\s)#.*", r"\1", f.read(), flags=re.M)
+
+    def helpers(self):
+        """{function: helper file} over tests/vm/guest/*.sh."""
+        defs = {}
+        for name in sorted(os.listdir(self.GUEST)):
+            # dom0-run.sh runs the scenarios: none calls into it
+            if name.endswith(".sh") and name != "dom0-run.sh":
+                for fn in self.DEF.findall(self.code(os.path.join(self.GUEST, name))):
+                    defs[fn] = name
+        return defs
+
+    def closure(self, path):
+        """The guest files @path sources, directly or through them."""
+        seen, todo = set(), [path]
+        while todo:
+            for ref in self.SOURCE.findall(self.code(todo.pop())):
+                name = os.path.basename(ref)
+                if os.path.isfile(os.path.join(self.GUEST, name)) and name not in seen:
+                    seen.add(name)
+                    todo.append(os.path.join(self.GUEST, name))
+        return seen
+
+    def scripts(self):
+        dirs = [os.path.join(run.TOP, "tests", "vm", "scenarios"),
+                os.path.join(run.TOP, "tests", "bench", "scenarios"), self.GUEST]
+        return [os.path.join(d, n) for d in dirs for n in sorted(os.listdir(d))
+                if n.endswith(".sh")]
+
+    def missing(self, path, defs):
+        mine = os.path.basename(path) if path.startswith(self.GUEST) else None
+        have = self.closure(path) | {mine}
+        if mine:
+            have.add("lib.sh")	# a helper file is sourced after lib.sh
+        words = set(re.findall(r"[a-z_][a-z0-9_]*", self.code(path)))
+        return sorted(f"{fn} ({defs[fn]})" for fn in words & set(defs)
+                      if defs[fn] not in have)
+
+    def test_every_called_helper_is_sourced(self):
+        defs = self.helpers()
+        self.assertIn("net_interop", defs)
+        self.assertEqual(defs["net_interop"], "net.sh")
+        self.assertEqual(defs["blk_interop"], "blk.sh")
+        for path in self.scripts():
+            self.assertEqual(self.missing(path, defs), [],
+                             os.path.relpath(path, run.TOP))
+
+    def test_the_check_sees_a_missing_source(self):
+        defs = self.helpers()
+        with tempfile.TemporaryDirectory() as d:
+            bad = os.path.join(d, "999-x.sh")
+            with open(bad, "w") as f:
+                f.write(". /xfab/guest/lib.sh\n# net_interop in prose\n"
+                        "blk_interop xfab_blkfront\nnet_interop a b\n")
+            self.assertEqual(self.missing(bad, defs),
+                             ["blk_interop (blk.sh)", "net_interop (net.sh)"])
+            with open(bad, "a") as f:
+                f.write(". /xfab/guest/blk.sh\n. \"$XFAB/guest/net.sh\"\n")
+            self.assertEqual(self.missing(bad, defs), [])
 
 
 class StatusCheckTest(unittest.TestCase):

@@ -29,6 +29,7 @@
 #   <-> d1 (10.0.0.2/24, 2 vCPUs) and d2 (10.0.0.3/24, 1 vCPU; not with
 #   BENCH_D2=0), both with the set's frontend.
 . /xfab/guest/lib.sh
+. /xfab/guest/net.sh
 . /xfab/guest/bench.sh
 DIAG=net_diag
 

@@ -18,6 +18,7 @@
 #   xenbr2, netserver). Every domU runs the set's frontend, 1 vCPU and
 #   512 MiB.
 . /xfab/guest/lib.sh
+. /xfab/guest/net.sh
 . /xfab/guest/bench.sh
 . /xfab/guest/chain.sh
 DIAG=net_diag

@@ -21,6 +21,7 @@
 #   s (the set's netfront 10.0.0.2/24, its blkfront xvdb, nfsd) ; c (the
 #   set's netfront 10.0.0.3/24, the NFS client). 2 vCPUs, 512 MiB each.
 . /xfab/guest/lib.sh
+. /xfab/guest/net.sh
 . /xfab/guest/bench.sh
 . /xfab/guest/blk.sh
 . /xfab/guest/nfs.sh

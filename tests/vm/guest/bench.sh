@@ -9,6 +9,9 @@
 # ratios with intervals, and costs. Nothing here judges speed; a workload
 # that does not run at all fails.
 
+# beside this file: dom0's /xfab/guest, or the host's tree
+. "${BASH_SOURCE[0]%/*}/net.sh"
+
 BENCH_SECS=${BENCH_SECS:-10}		# seconds per measured run
 BENCH_REPEATS=${BENCH_REPEATS:-3}	# rounds over the sets
 BENCH_SIZES=${BENCH_SIZES:-"1K 16K 64K"}	# netperf message sizes

@@ -1,9 +1,12 @@
-# Hostile-peer helpers (sourced by scenarios 05x after lib.sh and blk.sh;
-# bash). The domU h1 runs xfab_hostile (tests/hostile) instead of a
-# frontend; each case is one block-attach of dom0's RAM disk to it (or
-# one network-attach), the case named in the module's vbd_case (vif_case)
-# parameter, then the detach. The backend under test is whichever
+# Hostile-peer helpers (sourced by scenarios 05x after lib.sh; bash;
+# they bring blk.sh and net.sh). The domU h1 runs xfab_hostile
+# (tests/hostile) instead of a frontend; each case is one block-attach
+# of dom0's RAM disk to it (or one network-attach), the case named in the
+# module's vbd_case (vif_case) parameter, then the detach. The backend under test is whichever
 # blk_use_backend (net_use_backend) loaded.
+
+. "${BASH_SOURCE[0]%/*}/blk.sh"
+. "${BASH_SOURCE[0]%/*}/net.sh"
 
 # make check runs a subset of the cases (HOSTILE_FULL unset), its flood
 # cases for 3 s instead of 5; make check-full all of them.

@@ -17,6 +17,7 @@
 #   (it runs no xfab code; make check's stock-peer cells, 010, 011, 030
 #   and 031, show the stock drivers work on the testbed)
 . /xfab/guest/lib.sh
+. /xfab/guest/net.sh
 hotplug_scripts debian || error "could not switch to Debian's hotplug scripts"
 
 load_backend xen-blkback

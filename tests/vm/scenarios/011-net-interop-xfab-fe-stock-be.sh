@@ -10,6 +10,7 @@
 # Topology: dom0 (xen-netback, bridge xenbr0 10.0.0.1/24) <-> domU d1
 #   (xfab_netfront, eth0 10.0.0.2/24, 2 vCPUs).
 . /xfab/guest/lib.sh
+. /xfab/guest/net.sh
 
 net_interop xfab_netfront xen-netback
 pass "xfab_netfront <-> xen-netback: drivers bound, ping, TCP both ways, UDP, 2 queues, jumbo"

@@ -31,6 +31,7 @@
 #   Hotplug: Debian's vif-bridge and block scripts, as a user's dom0
 #   runs them (other scenarios use the testbed's quick ones).
 . /xfab/guest/lib.sh
+. /xfab/guest/net.sh
 hotplug_scripts debian || error "could not switch to Debian's hotplug scripts"
 
 # check-full: lending asked for, refused, as the toolstack did not

@@ -11,6 +11,7 @@
 #   10.1.0.1/24 on xenbr1, eth1 10.2.0.1/24 on xenbr2, forwarding), c
 #   (xfab_netfront, 10.2.0.2/24 on xenbr2); 1 vCPU each (chain.sh).
 . /xfab/guest/lib.sh
+. /xfab/guest/net.sh
 . /xfab/guest/chain.sh
 DIAG=net_diag
 

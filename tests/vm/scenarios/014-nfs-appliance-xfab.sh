@@ -14,6 +14,7 @@
 #   xfab_blkfront xvdb, nfsd) ; c (xfab_netfront 10.0.0.3/24, the NFS
 #   client). 2 vCPUs, 512 MiB each.
 . /xfab/guest/lib.sh
+. /xfab/guest/net.sh
 . /xfab/guest/blk.sh
 . /xfab/guest/nfs.sh
 DIAG=nfs_diag

@@ -18,6 +18,7 @@
 # Topology: dom0 (xfab_netback, bridge xenbr0 10.0.0.1/24) <-> domU d1
 #   (xfab_netfront, eth0 10.0.0.2/24, 2 vCPUs).
 . /xfab/guest/lib.sh
+. /xfab/guest/net.sh
 DIAG=net_diag
 
 # nf_tx_mode NAME MODE: every queue of the guest's eth0 sends TX in MODE

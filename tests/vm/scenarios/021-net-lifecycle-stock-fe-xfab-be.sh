@@ -14,6 +14,7 @@
 #   (make check runs this backend's lifecycle with the xfab frontend,
 #   020, and this pair's interop cell, 010)
 . /xfab/guest/lib.sh
+. /xfab/guest/net.sh
 DIAG=net_diag
 
 net_use_backend xfab_netback

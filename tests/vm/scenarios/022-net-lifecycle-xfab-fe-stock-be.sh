@@ -11,6 +11,7 @@
 #   (make check runs this frontend's lifecycle with the xfab backend,
 #   020, and this pair's interop cell, 011)
 . /xfab/guest/lib.sh
+. /xfab/guest/net.sh
 DIAG=net_diag
 
 net_use_backend xen-netback

@@ -124,6 +124,7 @@
 #   cases: HOSTILE_ONLY=vbd (no vif part), HOSTILE_VBD_CASES,
 #   HOSTILE_BLK_BACKENDS.
 . /xfab/guest/lib.sh
+. /xfab/guest/net.sh
 . /xfab/guest/blk.sh
 . /xfab/guest/hostile.sh
 

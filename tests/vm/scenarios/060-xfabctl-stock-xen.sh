@@ -13,6 +13,7 @@
 # Topology: dom0 (xfabctl, xen-netback) <-> domU d1 (xen-netfront; no
 #   xfab driver: the toolstack is what is under test).
 . /xfab/guest/lib.sh
+. /xfab/guest/net.sh
 
 # expect_rc RC WORD CMD...: CMD must exit RC with WORD in its stderr.
 expect_rc() {

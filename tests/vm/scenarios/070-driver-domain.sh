@@ -24,6 +24,7 @@
 #   devd) -> g1 (xfab_netfront eth0 10.0.1.2/24, xfab_blkfront xvdb;
 #   both with backend=dd). No network between dom0 and either.
 . /xfab/guest/lib.sh
+. /xfab/guest/net.sh
 . /xfab/guest/blk.sh
 
 DIAG=dd_diag

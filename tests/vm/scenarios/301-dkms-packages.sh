@@ -25,6 +25,7 @@
 #   10.0.0.1/24) <-> domU d1 (xen-netfront, 10.0.0.2/24, 2 vCPUs), then
 #   domU d2 (xen-netfront, 10.0.0.3/24).
 . /xfab/guest/lib.sh
+. /xfab/guest/net.sh
 # the packaged tools, not this run's build of them
 PATH=/usr/sbin:$PATH
 kver=$(uname -r)

@@ -18,6 +18,7 @@
 # Topology: dom0 (xfab_netback, xenbr0 10.0.0.1/24, xfab-appliance) <->
 #   a1 (xfab_netfront, 10.0.0.2/24, 1 vCPU), a2 (no network, 1 vCPU).
 . /xfab/guest/lib.sh
+. /xfab/guest/net.sh
 
 xen_patched ||
 	error "not the patched Xen (xl info has no -xfab in xen_extra): run with --patched-xen"

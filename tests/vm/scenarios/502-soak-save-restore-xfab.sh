@@ -6,6 +6,7 @@
 # Topology: dom0 (xfab_netback, bridge xenbr0 10.0.0.1/24) <-> domU d1
 #   (xfab_netfront, eth0 10.0.0.2/24, 2 vCPUs).
 . /xfab/guest/lib.sh
+. /xfab/guest/net.sh
 DIAG=net_diag
 
 net_use_backend xfab_netback

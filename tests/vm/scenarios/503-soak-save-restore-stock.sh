@@ -8,6 +8,7 @@
 # Topology: dom0 (xen-netback, bridge xenbr0 10.0.0.1/24) <-> domU d1
 #   (xen-netfront, eth0 10.0.0.2/24, 2 vCPUs).
 . /xfab/guest/lib.sh
+. /xfab/guest/net.sh
 DIAG=net_diag
 
 net_use_backend xen-netback
