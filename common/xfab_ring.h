@@ -61,9 +61,4 @@ static inline bool xfab_ring_need_kick(xfab_idx_t old, xfab_idx_t new,
 	return (u32)(new - event) < (u32)(new - old);
 }
 
-static inline u32 xfab_ring_slot(u32 size, xfab_idx_t idx)
-{
-	return idx & (size - 1);
-}
-
 #endif /* XFAB_RING_H */
