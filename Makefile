@@ -4,7 +4,7 @@ KDIR ?= /lib/modules/$(shell uname -r)/build
 MODDIRS := $(wildcard netfront netback blkfront blkback window)
 # Modules for the testbed only, never installed: a load-time check of
 # common/ in the kernel, and peers that break the protocol on purpose.
-TEST_MODDIRS := tests/peer tests/hostile
+TEST_MODDIRS := tests/peer tests/hostile tests/wnprobe
 # Warnings are errors where we build (make check's builds pass
 # XFAB_WERROR=y through tests/vm/kbuild.sh), not where users do: DKMS or
 # make deb on a newer compiler must not fail over a warning it newly
@@ -26,7 +26,7 @@ help:
 	@echo "make bench-quick    the same, one short round (a first look, minutes)"
 	@echo "make modules        build the kernel modules against KDIR ($(KDIR))"
 	@echo "make install        install them for that kernel (in updates/)"
-	@echo "make test-modules   the testbed's test modules (tests/peer, tests/hostile; never installed)"
+	@echo "make test-modules   the testbed's test modules (tests/peer, tests/hostile, tests/wnprobe; never installed)"
 	@echo "make toolstack      toolstack/xfabctl and xfab-appliance (needs libxen-dev)"
 	@echo "make xen            Xen 4.20.4 with xen-patches/ applied (cached; testbed image chroot)"
 	@echo "make deb            xfab-dkms and xfab-utils .debs of HEAD into build/deb (docs/packages.md)"
@@ -48,8 +48,9 @@ kbuild_each = @for d in $(1); do \
 modules:
 	$(call kbuild_each,$(MODDIRS),modules)
 
+# tests/wnprobe calls xfab_window's API: modpost needs its symbols.
 test-modules:
-	$(call kbuild_each,$(TEST_MODDIRS),modules)
+	$(call kbuild_each,$(TEST_MODDIRS),KBUILD_EXTRA_SYMBOLS=$(CURDIR)/window/Module.symvers modules)
 
 # Into /lib/modules/<version>/updates on every kernel (6.1's kbuild would
 # pick extra/, 6.12's updates/); kbuild runs depmod. The stock drivers stay.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Read-only window index (xfab_window.h): checks, the two indexes and
- * both lookups. No allocation here: the caller owns the arrays.
+ * Read-only window index (xfab_window.h): the frame list's check, the
+ * peer-frame table and its lookup. No allocation here: the caller owns
+ * the arrays.
  */
 #include "xfab_window.h"
 
@@ -17,23 +18,6 @@ int xfab_win_check_frames(const u64 *frames, u32 n, u32 *bad)
 		}
 	}
 	return 0;
-}
-
-/* Heap sort of entry numbers by local frame: no recursion, no libc. */
-static void sift_down(u32 *a, const u64 *key, u32 root, u32 n)
-{
-	u32 child, t;
-
-	while ((child = 2 * root + 1) < n) {
-		if (child + 1 < n && key[a[child + 1]] > key[a[child]])
-			child++;
-		if (key[a[root]] >= key[a[child]])
-			return;
-		t = a[root];
-		a[root] = a[child];
-		a[child] = t;
-		root = child;
-	}
 }
 
 u32 xfab_win_slots(u32 n)
@@ -59,7 +43,7 @@ static u32 slot_of(const struct xfab_win *w, u64 frame)
 }
 
 /* Fill the peer-frame table; linear probing, the longest probe kept. */
-static int hash_peers(struct xfab_win *w)
+int xfab_win_index(struct xfab_win *w)
 {
 	u32 i, h, d, mask = w->slots - 1, need = xfab_win_slots(w->n);
 
@@ -82,41 +66,6 @@ static int hash_peers(struct xfab_win *w)
 	return 0;
 }
 
-int xfab_win_index(struct xfab_win *w)
-{
-	u32 i, t;
-
-	for (i = 0; i < w->n; i++)
-		w->by_local[i] = i;
-	for (i = w->n / 2; i-- > 0;)
-		sift_down(w->by_local, w->local, i, w->n);
-	for (i = w->n; i-- > 1;) {
-		t = w->by_local[0];
-		w->by_local[0] = w->by_local[i];
-		w->by_local[i] = t;
-		sift_down(w->by_local, w->local, 0, i);
-	}
-	for (i = 1; i < w->n; i++)
-		if (w->local[w->by_local[i]] == w->local[w->by_local[i - 1]])
-			return -EINVAL;
-	return hash_peers(w);
-}
-
-/* First position in [0, n) whose key is >= @frame (n if none). */
-static u32 lower_bound(const u64 *key, const u32 *perm, u32 n, u64 frame)
-{
-	u32 lo = 0, hi = n, mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (key[perm[mid]] < frame)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 int xfab_win_find_peer(const struct xfab_win *w, u64 frame, u32 *entry)
 {
 	u32 h, d, e, mask = w->slots - 1;
@@ -135,16 +84,6 @@ int xfab_win_find_peer(const struct xfab_win *w, u64 frame, u32 *entry)
 		}
 	}
 	return -ENOENT;
-}
-
-int xfab_win_find_local(const struct xfab_win *w, u64 frame, u32 *entry)
-{
-	u32 i = lower_bound(w->local, w->by_local, w->n, frame);
-
-	if (i == w->n || w->local[w->by_local[i]] != frame)
-		return -ENOENT;
-	*entry = w->by_local[i];
-	return 0;
 }
 
 int xfab_win_span(const struct xfab_win *w, u64 frame, u32 off, u32 len,

@@ -9,11 +9,10 @@
  *
  * Entries are built once, from the hypervisor's frame list of the peer,
  * and dropped whole (leave, the peer's death, unload): no per-entry
- * removal. A peer frame is found in constant time through an
- * open-addressing table (the datapath looks one up per slot a peer
- * sends); a local frame by binary search over a sorted permutation
- * (pointer mode is to keep the entry in the page itself, leaving this
- * to checks).
+ * removal. Both lookups take constant time, since the datapath makes
+ * one per slot or fragment: a peer frame through an open-addressing
+ * table, a local page through a tag the window keeps in the page
+ * itself (xfab_win_tag()).
  */
 #ifndef XFAB_WINDOW_H
 #define XFAB_WINDOW_H
@@ -26,8 +25,6 @@
 struct xfab_win {
 	u32 n;		/* entries */
 	u64 *peer;	/* [n] the peer's frames, strictly ascending */
-	u64 *local;	/* [n] local frame mapping peer[i] */
-	u32 *by_local;	/* [n] entry numbers, ascending by local[] */
 	u32 *slot;	/* [slots] entry + 1 of a peer frame, 0 if free */
 	u32 slots;	/* a power of two, at least 2n: xfab_win_slots() */
 	u32 shift;	/* 64 - log2(slots), set by xfab_win_index() */
@@ -49,19 +46,14 @@ u32 xfab_win_slots(u32 n);
 int xfab_win_check_frames(const u64 *frames, u32 n, u32 *bad);
 
 /*
- * Build the window's two indexes once peer[] and local[] are filled
- * (peer[] checked as above, local[] the frames of distinct local pages)
- * and slot[] has the room xfab_win_slots(n) gives (a larger power of two
- * will do). Returns -EINVAL if two entries name the same local frame or
- * the table is too small.
+ * Build the peer-frame table once peer[] is filled (and checked as
+ * above) and slot[] has the room xfab_win_slots(n) gives (a larger power
+ * of two will do). Returns -EINVAL if the table is too small.
  */
 int xfab_win_index(struct xfab_win *w);
 
 /* Entry of peer frame @frame, or -ENOENT: at most max_probe + 1 reads. */
 int xfab_win_find_peer(const struct xfab_win *w, u64 frame, u32 *entry);
-
-/* Entry whose local frame is @frame, or -ENOENT. */
-int xfab_win_find_local(const struct xfab_win *w, u64 frame, u32 *entry);
 
 /*
  * May a reader take @len bytes at @off of peer frame @frame through the
@@ -70,5 +62,30 @@ int xfab_win_find_local(const struct xfab_win *w, u64 frame, u32 *entry);
  */
 int xfab_win_span(const struct xfab_win *w, u64 frame, u32 off, u32 len,
 		  u32 *entry);
+
+/*
+ * A window page's tag: the peer's domain id and the entry's number, in
+ * one word the page carries while it maps the peer's frame (Linux: the
+ * struct page's private word). The top 16 bits are a mark, so that most
+ * words of pages that are not a window's decode to nothing; a word that
+ * happens to carry the mark only names an entry, which the caller then
+ * compares with the page it holds.
+ */
+#define XFAB_WIN_TAG_MARK 0xfab5ull
+
+static inline u64 xfab_win_tag(u16 peer, u32 entry)
+{
+	return XFAB_WIN_TAG_MARK << 48 | (u64)peer << 32 | entry;
+}
+
+/* The peer and entry of @tag, or -ENOENT when it carries no mark. */
+static inline int xfab_win_untag(u64 tag, u16 *peer, u32 *entry)
+{
+	if (tag >> 48 != XFAB_WIN_TAG_MARK)
+		return -ENOENT;
+	*peer = (u16)(tag >> 32);
+	*entry = (u32)tag;
+	return 0;
+}
 
 #endif /* XFAB_WINDOW_H */

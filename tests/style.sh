@@ -49,7 +49,7 @@ allowed() {
 }
 
 files=$(ls netfront/*.[ch] netback/*.[ch] blkfront/*.[ch] blkback/*.[ch] window/*.[ch] \
-	common/*.[ch] tests/hostile/*.[ch] tests/peer/*.[ch])
+	common/*.[ch] tests/hostile/*.[ch] tests/peer/*.[ch] tests/wnprobe/*.[ch])
 bad=0 n=0
 for f in $files; do
 	n=$((n + 1))

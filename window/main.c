@@ -8,7 +8,8 @@
  * and one on domain deaths, schedule a sync: each member gets a window
  * over all its memory, and a window whose peer died or left the group
  * is dropped (a PV mapping holds the peer's pages until we let go, so a
- * dead peer's memory goes back to Xen only then). Xenstored may keep
+ * dead peer's memory goes back to Xen only then). A dropped window is
+ * unmapped once its last holder lets go (api.c). Xenstored may keep
  * @releaseDomain from an unprivileged domain, so while windows exist a
  * sync also comes every check_ms. Mapping a peer takes seconds, so
  * syncs run in a work item, not in xenwatch.
@@ -58,7 +59,9 @@ MODULE_PARM_DESC(check_ms, "While windows exist, check their peers every this ma
 struct xfab_wn_stats xfab_wn_stats;
 DEFINE_MUTEX(xfab_wn_lock);
 LIST_HEAD(xfab_wn_list);
+LIST_HEAD(xfab_wn_draining);
 static u16 self_id;
+static bool stopping;	/* unloading: make no window */
 
 static bool in_list(const u16 *ids, unsigned int n, u16 id)
 {
@@ -93,11 +96,10 @@ static void drop(struct xfab_wn *wn, int why)
 	else
 		xfab_wn_stats.drop_left++;
 	xfab_wn_stats.windows_dropped++;
-	list_del(&wn->list);
-	xfab_wn_unmap(wn);
+	xfab_wn_retire(wn);
 }
 
-/* Frames all windows map now (xfab_wn_lock held). */
+/* Frames all windows map now, draining ones too (xfab_wn_lock held). */
 u64 xfab_wn_frames_mapped(void)
 {
 	struct xfab_wn *wn;
@@ -105,18 +107,25 @@ u64 xfab_wn_frames_mapped(void)
 
 	list_for_each_entry(wn, &xfab_wn_list, list)
 		n += wn->idx.n;
+	list_for_each_entry(wn, &xfab_wn_draining, list)
+		n += wn->idx.n;
 	return n;
 }
 
 static void add(u16 peer)
 {
 	struct xfab_wn *wn = xfab_wn_map(peer);
+	int rc;
 
 	if (IS_ERR(wn))
 		return;
-	list_add_tail(&wn->list, &xfab_wn_list);
+	rc = xfab_wn_publish(wn);
+	if (rc) {
+		pr_warn("xfab_window: window over d%u not published: %d\n", peer, rc);
+		xfab_wn_unmap(wn);
+		return;
+	}
 	xfab_wn_stats.windows_made++;
-	xfab_wn_debugfs_add(wn);
 	pr_info("xfab_window: d%u mapped: %u frames (%u refused) in %llu ms\n",
 		peer, wn->mapped, wn->map_errors, wn->map_ns / NSEC_PER_MSEC);
 }
@@ -134,6 +143,10 @@ static void sync_windows(struct work_struct *work)
 	int st;
 
 	mutex_lock(&xfab_wn_lock);
+	if (stopping) {
+		mutex_unlock(&xfab_wn_lock);
+		return;
+	}
 	n = read_members(ids, MAX_MEMBERS);
 	list_for_each_entry_safe(wn, tmp, &xfab_wn_list, list) {
 		st = in_list(ids, n, wn->peer) ? xfab_wn_peer_state(wn->peer) : -EPERM;
@@ -141,7 +154,8 @@ static void sync_windows(struct work_struct *work)
 			drop(wn, st);
 	}
 	for (i = 0; auto_map && i < n; i++) {
-		bool have = ids[i] == self_id;
+		/* one window per peer: a draining one's end brings a resync */
+		bool have = ids[i] == self_id || xfab_wn_is_draining(ids[i]);
 
 		list_for_each_entry(wn, &xfab_wn_list, list)
 			have |= wn->peer == ids[i];
@@ -155,10 +169,15 @@ static void sync_windows(struct work_struct *work)
 	mutex_unlock(&xfab_wn_lock);
 }
 
+void xfab_wn_resync(void)
+{
+	mod_delayed_work(system_wq, &sync_work, 0);
+}
+
 static void watch_fired(struct xenbus_watch *w, const char *path,
 			const char *token)
 {
-	mod_delayed_work(system_wq, &sync_work, 0);
+	xfab_wn_resync();
 }
 
 static struct xenbus_watch members_watch = {
@@ -197,7 +216,7 @@ static int __init xfab_window_init(void)
 	death_watched = !register_xenbus_watch(&death_watch);
 	if (!death_watched)
 		pr_info("xfab_window: no @releaseDomain watch: a dead peer is noticed within check_ms\n");
-	mod_delayed_work(system_wq, &sync_work, 0);
+	xfab_wn_resync();
 	return 0;
 }
 
@@ -208,15 +227,18 @@ static void __exit xfab_window_exit(void)
 	if (death_watched)
 		unregister_xenbus_watch(&death_watch);
 	unregister_xenbus_watch(&members_watch);
+	mutex_lock(&xfab_wn_lock);
+	stopping = true;
+	mutex_unlock(&xfab_wn_lock);
 	cancel_delayed_work_sync(&sync_work);
 	mutex_lock(&xfab_wn_lock);
-	list_for_each_entry_safe(wn, tmp, &xfab_wn_list, list) {
-		list_del(&wn->list);
-		xfab_wn_unmap(wn);
-	}
+	list_for_each_entry_safe(wn, tmp, &xfab_wn_list, list)
+		xfab_wn_retire(wn);
 	mutex_unlock(&xfab_wn_lock);
+	xfab_wn_wait_drained();
+	/* the last free work asked for a sync, which finds us stopping */
+	cancel_delayed_work_sync(&sync_work);
 	xfab_wn_debugfs_exit();
-	xfab_wn_offer_exit();
 }
 
 module_init(xfab_window_init);

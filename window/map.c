@@ -169,7 +169,10 @@ static int map_batch(struct xfab_wn *wn, u32 first, u32 n,
 	return 0;
 }
 
-/* Entries whose frame was refused leave the window: it maps only pages. */
+/*
+ * Entries whose frame was refused leave the window: it maps only pages.
+ * Each page left is tagged with its entry (xfab_wn_frame_of()).
+ */
 static void compact(struct xfab_wn *wn)
 {
 	u32 i, k = 0;
@@ -179,7 +182,7 @@ static void compact(struct xfab_wn *wn)
 			continue;
 		wn->pages[k] = wn->pages[i];
 		wn->idx.peer[k] = wn->idx.peer[i];
-		wn->idx.local[k] = page_to_pfn(wn->pages[i]);
+		set_page_private(wn->pages[k], xfab_win_tag(wn->peer, k));
 		k++;
 	}
 	wn->idx.n = k;
@@ -206,8 +209,6 @@ static int map_all(struct xfab_wn *wn)
 static void free_arrays(struct xfab_wn *wn)
 {
 	kvfree(wn->idx.peer);
-	kvfree(wn->idx.local);
-	kvfree(wn->idx.by_local);
 	kvfree(wn->idx.slot);
 	kvfree(wn->pages);
 	kfree(wn);
@@ -256,12 +257,14 @@ void xfab_wn_unmap(struct xfab_wn *wn)
 {
 	u32 i;
 
-	debugfs_remove_recursive(wn->dir);
 	if (wn->pages) {
 		unmap_ptes(wn);
-		for (i = 0; i < wn->idx.n; i++)
-			if (wn->pages[i])
-				xen_free_unpopulated_pages(1, &wn->pages[i]);
+		for (i = 0; i < wn->idx.n; i++) {
+			if (!wn->pages[i])
+				continue;
+			set_page_private(wn->pages[i], 0);
+			xen_free_unpopulated_pages(1, &wn->pages[i]);
+		}
 	}
 	free_arrays(wn);
 }
@@ -286,16 +289,13 @@ struct xfab_wn *xfab_wn_map(u16 peer)
 		goto fail;
 	}
 	wn->pages = kvcalloc(wn->idx.n, sizeof(*wn->pages), GFP_KERNEL);
-	wn->idx.local = kvmalloc_array(wn->idx.n, sizeof(u64), GFP_KERNEL);
-	wn->idx.by_local = kvmalloc_array(wn->idx.n, sizeof(u32), GFP_KERNEL);
 	/* sized for the frames listed; refused ones only leave it emptier */
 	wn->idx.slots = xfab_win_slots(wn->idx.n);
 	if (wn->idx.slots)
 		wn->idx.slot = kvmalloc_array(wn->idx.slots, sizeof(u32),
 					      GFP_KERNEL);
 	rc = -ENOMEM;
-	if (!wn->pages || !wn->idx.local || !wn->idx.by_local ||
-	    !wn->idx.slot)
+	if (!wn->pages || !wn->idx.slot)
 		goto fail;
 	rc = xen_alloc_unpopulated_pages(wn->idx.n, wn->pages);
 	if (rc) {

@@ -512,7 +512,7 @@ class RunConfTest(unittest.TestCase):
         drivers, tests = var("MODDIRS"), var("TEST_MODDIRS")
         self.assertIn("netback", drivers)
         self.assertFalse([d for d in drivers if d.startswith("tests/")])
-        self.assertEqual(sorted(tests), ["tests/hostile", "tests/peer"])
+        self.assertEqual(sorted(tests), ["tests/hostile", "tests/peer", "tests/wnprobe"])
         with open(os.path.join(run.TOP, "Makefile")) as f:
             rules = f.read().split("\n\n")
         install = [r for r in rules if re.search(r"^install:", r, re.M)]
@@ -523,7 +523,7 @@ class RunConfTest(unittest.TestCase):
         # a user's DKMS build on a newer compiler must not fail over a
         # new warning; ours (kbuild.sh, which make check uses) must
         for d in ("netfront", "netback", "blkfront", "blkback", "window",
-                  "tests/peer", "tests/hostile"):
+                  "tests/peer", "tests/hostile", "tests/wnprobe"):
             with open(os.path.join(run.TOP, d, "Kbuild")) as f:
                 lines = f.read().splitlines()
             plain = [ln for ln in lines if "-Werror" in ln

@@ -2,8 +2,9 @@
 /*
  * The read-only window's index: the peer's frame list is refused unless
  * strictly ascending and in range; once indexed, every entry is found
- * from both its peer frame and its local frame, nothing else is, and a
- * span is allowed only inside one mapped page. The peer-frame table
+ * from its peer frame, nothing else is, and a span is allowed only
+ * inside one mapped page. A page's tag gives back its peer and entry,
+ * and a word without the tag's mark gives nothing. The peer-frame table
  * stays at most half full, and its lookups short, for the frame layouts
  * a PV peer has (long consecutive runs, superpage-aligned strides).
  */
@@ -14,32 +15,21 @@
 
 #define N 4000u
 
-static u64 peer[N], local[N];
-static u32 by_local[N];
+static u64 peer[N];
 static u32 slot[8192];	/* xfab_win_slots(N) */
 
-/* N ascending peer frames with random gaps, local frames a shuffle. */
+/* N ascending peer frames with random gaps. */
 static struct xfab_win make_win(u32 n, unsigned int seed)
 {
-	struct xfab_win w = { .n = n, .peer = peer, .local = local,
-			      .by_local = by_local, .slot = slot,
+	struct xfab_win w = { .n = n, .peer = peer, .slot = slot,
 			      .slots = xfab_win_slots(n) };
 	u64 f = 0x100;
-	u32 i, j;
+	u32 i;
 
 	srand(seed);
 	for (i = 0; i < n; i++) {
 		f += 1 + (u64)(rand() % 7);
 		peer[i] = f;
-		local[i] = 0x80000 + 3 * (u64)i;
-	}
-	for (i = n; i > 1; i--) {
-		u64 t;
-
-		j = (u32)rand() % i;
-		t = local[i - 1];
-		local[i - 1] = local[j];
-		local[j] = t;
 	}
 	return w;
 }
@@ -63,7 +53,7 @@ TEST(window_frame_list_must_ascend_within_range)
 	ASSERT_EQ(xfab_win_check_frames(ok, 0, &bad), 0);
 }
 
-TEST(window_finds_every_entry_both_ways_and_nothing_else)
+TEST(window_finds_every_entry_and_nothing_else)
 {
 	u32 sizes[] = { 0, 1, 2, 3, 17, N };
 	u32 s, i, e, bad;
@@ -77,27 +67,48 @@ TEST(window_finds_every_entry_both_ways_and_nothing_else)
 			e = ~0u;
 			ASSERT_EQ(xfab_win_find_peer(&w, peer[i], &e), 0);
 			ASSERT_EQ(e, i);
-			e = ~0u;
-			ASSERT_EQ(xfab_win_find_local(&w, local[i], &e), 0);
-			ASSERT_EQ(e, i);
-			/* between two peer frames, and beside a local one */
+			/* between two peer frames */
 			if (i + 1 < w.n && peer[i] + 1 < peer[i + 1])
 				ASSERT_EQ(xfab_win_find_peer(&w, peer[i] + 1, &e), -ENOENT);
-			ASSERT_EQ(xfab_win_find_local(&w, local[i] + 1, &e), -ENOENT);
 		}
 		ASSERT_EQ(xfab_win_find_peer(&w, 0, &e), -ENOENT);
 		ASSERT_EQ(xfab_win_find_peer(&w, ~0ull, &e), -ENOENT);
-		ASSERT_EQ(xfab_win_find_local(&w, 0, &e), -ENOENT);
-		ASSERT_EQ(xfab_win_find_local(&w, ~0ull, &e), -ENOENT);
 	}
 }
 
-TEST(window_refuses_a_local_frame_twice)
+TEST(window_tag_gives_back_its_peer_and_entry)
 {
-	struct xfab_win w = make_win(50, 3);
+	u16 peers[] = { 0, 1, 7, 0x7fef, 0xffff };
+	u32 entries[] = { 0, 1, 4095, 0x7fffffffu, 0xffffffffu };
+	u32 i, j, e;
+	u16 p;
 
-	local[31] = local[8];
-	ASSERT_EQ(xfab_win_index(&w), -EINVAL);
+	for (i = 0; i < 5; i++)
+		for (j = 0; j < 5; j++) {
+			p = 1;
+			e = 1;
+			ASSERT_EQ(xfab_win_untag(xfab_win_tag(peers[i], entries[j]),
+						 &p, &e), 0);
+			ASSERT_EQ(p, peers[i]);
+			ASSERT_EQ(e, entries[j]);
+		}
+}
+
+TEST(window_untag_refuses_a_word_without_the_mark)
+{
+	u64 tag = xfab_win_tag(5, 9);
+	u32 e = 77;
+	u16 p = 3;
+
+	/* a free page's order, a list pointer, a flipped mark bit */
+	ASSERT_EQ(xfab_win_untag(0, &p, &e), -ENOENT);
+	ASSERT_EQ(xfab_win_untag(3, &p, &e), -ENOENT);
+	ASSERT_EQ(xfab_win_untag(0xffff888012345678ull, &p, &e), -ENOENT);
+	ASSERT_EQ(xfab_win_untag(tag ^ (1ull << 63), &p, &e), -ENOENT);
+	ASSERT_EQ(xfab_win_untag(tag ^ (1ull << 48), &p, &e), -ENOENT);
+	ASSERT_EQ(p, 3);
+	ASSERT_EQ(e, 77u);
+	ASSERT_EQ(xfab_win_untag(tag, &p, &e), 0);
 }
 
 TEST(window_span_stays_inside_one_mapped_page)

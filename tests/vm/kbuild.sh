@@ -17,7 +17,7 @@ exec 9>"$ch/tmp/.xfab-kbuild.lock"
 flock 9
 rm -rf "$src"
 mkdir -p "$src" "$out/modules" "$out/helpers"
-(cd "$top" && tar cf - Makefile common toolstack tests/peer tests/hostile tests/vm/helpers \
+(cd "$top" && tar cf - Makefile common toolstack tests/peer tests/hostile tests/wnprobe tests/vm/helpers \
 	$(ls -d netfront netback blkfront blkback window 2>/dev/null)) | tar xf - -C "$src"
 mountpoint -q "$ch/proc" || mount -t proc proc "$ch/proc"
 trap 'umount -l "$ch/proc" 2>/dev/null || true' EXIT

@@ -3,10 +3,15 @@
 # Objective: xfab_window in two members maps all of the other's memory
 #   read-only as soon as the toolstack puts them in a group, and each
 #   finds, through its window, every page of the 4 MiB the other
-#   planted, pattern intact (a checksum of each page's bytes). A write
-#   through the window faults (the write gets -EFAULT) and
-#   the owner's page is unchanged. `group remove` drops both windows,
-#   `group add` makes them again; destroying a member while the other
+#   planted, pattern intact (a checksum of each page's bytes), and every
+#   window page's tag leads back to its frame. The probes take windows
+#   through the drivers' API (xfab_wnprobe). A write through the window
+#   faults (the write gets -EFAULT) and the owner's page is unchanged.
+#   A window held (as an skb in flight would hold it) when its peer
+#   leaves the group is unpublished at once but stays mapped and
+#   readable until let go, and no second window over that peer is made
+#   meanwhile; let go, it is unmapped and made again. `group remove`
+#   drops both windows, `group add` makes them again; destroying a member while the other
 #   holds its window drops that window (and with max_total_x=1 in d2, d2
 #   maps nothing of d1 and says why), the dead member's memory goes
 #   back (the domain disappears) and nothing leaks in the survivor (its
@@ -16,16 +21,17 @@
 #   Figures: nanoseconds per page of each, frames and milliseconds to
 #   map each window, and the survivor's free memory before and after.
 # Topology: dom0 (xfabctl) <-> domUs d1, d2 (512 MiB, 1 vCPU, no network;
-#   xfab_window loaded at boot; the balloon may hotplug unpopulated
-#   memory, so a window costs struct pages, not the mapper's RAM).
+#   xfab_window and xfab_wnprobe loaded at boot; the balloon may hotplug
+#   unpopulated memory, so a window costs struct pages, not the mapper's
+#   RAM).
 . /xfab/guest/lib.sh
 
 xen_patched ||
 	error "not the patched Xen (xl info has no -xfab in xen_extra): run with --patched-xen"
-D=/sys/kernel/debug/xfab_window
+D=/sys/kernel/debug/xfab_window P=/sys/kernel/debug/xfab_wnprobe
 T1=w1-$RANDOM$RANDOM T2=w2-$RANDOM$RANDOM
 for d in d1 d2; do
-	domu_start $d --novif --mods xfab_window --vcpus 1
+	domu_start $d --novif --mods xfab_window,xfab_wnprobe --vcpus 1
 	domu_must $d 30 "echo 1 >/proc/sys/xen/balloon/hotplug_unpopulated; mount -t debugfs none /sys/kernel/debug 2>/dev/null; cat $D/stats" >/dev/null
 done
 d1=$(domu_id d1) d2=$(domu_id d2)
@@ -61,10 +67,12 @@ for pair in "d1 $d2 $T2" "d2 $d1 $T1"; do
 	# datapath looks one up per slot a peer sends)
 	[ -n "$probe" ] && [ "$probe" -lt 32 ] ||
 		fail "$1's window over d$2: longest lookup '$probe' slots (want under 32)"
-	out=$(domu_must "$1" 120 "echo $3 >$D/$2/scan && cat $D/$2/scan") || exit $?
+	out=$(domu_must "$1" 120 "echo $2 $3 >$P/scan && cat $P/scan") || exit $?
 	log "$1 scans d$2: $out"
-	echo "$out" | grep -q "found 1024 good 1024" ||
+	echo "$out" | grep -q "found 1024 good 1024 " ||
 		fail "$1 does not read d$2's 1024 planted pages intact through its window: $out"
+	echo "$out" | grep -q " tagged $frames of $frames$" ||
+		fail "$1: not every page of its window over d$2 leads back to its frame: $out"
 done
 free_after=$(domu_must d2 30 "awk '/MemFree/ { print \$2 }' /proc/meminfo") || exit $?
 figure d2.memfree_kb_before "$free_before"
@@ -72,9 +80,9 @@ figure d2.memfree_kb_after "$free_after"
 
 # the microbenchmark: d1 grants 64 pages to d2, which reads them by
 # grant copy (one batch per round) and through its window
-domu_must d1 30 "echo $d2 64 >$D/offer" >/dev/null || exit $?
-offer=$(domu_must d1 30 "cat $D/offer") || exit $?
-out=$(domu_must d2 300 "echo '50 $offer' >$D/$d1/bench && cat $D/$d1/bench") || exit $?
+domu_must d1 30 "echo $d2 64 >$P/offer" >/dev/null || exit $?
+offer=$(domu_must d1 30 "cat $P/offer") || exit $?
+out=$(domu_must d2 300 "echo '$d1 50 $offer' >$P/bench && cat $P/bench") || exit $?
 log "d2 bench: $out"
 set -- $out
 [ "$1 $3 $5 $7 $9" = "pages rounds copy_ns window_ns equal" ] || fail "no bench line from d2: $out"
@@ -83,13 +91,34 @@ figure bench.window_ns_per_page "$8"
 [ "${10}" = 1 ] || fail "the grant copy and the window read different bytes of the same pages: $out"
 
 # a write through the window faults; the owner's page is unchanged
-out=$(domu_must d2 30 "cat $D/$d1/poke") || exit $?
+out=$(domu_must d2 30 "echo $d1 >$P/poke && cat $P/poke") || exit $?
 log "d2 pokes d1: $out"
 echo "$out" | grep -q "^poke -14 " || fail "a write through d2's window did not fault: $out"
 set -- $out
 [ "$4" = "$6" ] || fail "the page read back changed after a refused write: $out"
-out=$(domu_must d2 120 "echo $T1 >$D/$d1/scan && cat $D/$d1/scan") || exit $?
-echo "$out" | grep -q "found 1024 good 1024" || fail "d1's pages changed after d2's poke: $out"
+out=$(domu_must d2 120 "echo $d1 $T1 >$P/scan && cat $P/scan") || exit $?
+echo "$out" | grep -q "found 1024 good 1024 " || fail "d1's pages changed after d2's poke: $out"
+
+# d2 holds its window over d1 while d1 leaves: unpublished, still mapped
+# (reading it must not fault), not made again until let go
+stat_of() { domu_exec "$1" 30 "awk '\$1 == \"$2\" { print \$2 }' $D/stats" 2>/dev/null; }
+d2_draining() { [ "$(stat_of d2 windows_draining)" = "$1" ]; }
+domu_must d2 30 "echo $d1 >$P/hold" >/dev/null || exit $?
+must xfabctl group remove d1
+wait_for 30 no_window d2 "$d1" || fail "d2 still publishes its window over d1 after group remove"
+wait_for 30 d2_draining 1 || fail "d2's held window over d1 is not draining: $(stat_of d2 windows_draining)"
+out=$(domu_must d2 30 "cat $P/hold; echo $d1 $T1 >$P/scan 2>&1 || echo scan refused") || exit $?
+log "d2 holds d1's dropped window: $(echo "$out" | tr '\n' ' ')"
+echo "$out" | grep -q "^held $d1 frames $frames first " ||
+	fail "d2 cannot read the window over d1 it holds: $out"
+echo "$out" | grep -q "scan refused" || fail "d2 gave out a new reference on a dropped window: $out"
+must xfabctl group add app d1
+d1_maps() { window_of d1 "$d2" | grep -q mapped; }
+wait_for 120 d1_maps || fail "d1 made no window over d2 after group add"
+no_window d2 "$d1" || fail "d2 made a second window over d1 while the first drains"
+domu_must d2 30 "echo - >$P/hold" >/dev/null || exit $?
+wait_for 30 d2_draining 0 || fail "d2's window over d1 still draining after it was let go"
+wait_windows
 
 # out of the group: both windows go; back in: both come again, but
 # first with d2 bounded to map at most its own RAM in all (max_total_x
@@ -104,7 +133,6 @@ regroup() {
 P=/sys/module/xfab_window/parameters/max_total_x
 domu_must d2 30 "echo 1 >$P" >/dev/null || exit $?
 regroup
-d1_maps() { window_of d1 "$d2" | grep -q mapped; }
 wait_for 120 d1_maps || fail "d1 made no window over d2 after group add"
 out=$(domu_must d2 60 "for i in \$(seq 30); do dmesg | grep -q 'not mapped: windows would map' && break; sleep 1; done; dmesg | grep 'xfab_window: d$d1'; grep too_big $D/stats") || exit $?
 log "d2 with max_total_x=1: $out"
@@ -121,7 +149,7 @@ must domu_destroy d1
 wait_for 30 no_window d2 "$d1" || fail "d2 still holds a window over the destroyed d1"
 wait_for 30 dom_gone "$d1" ||
 	fail "d1 (domid $d1) still listed 30 s after its destroy: its memory is held ($(xl list | tr '\n' ' '))"
-stats=$(domu_must d2 30 "cat $D/stats; rmmod xfab_window && echo unloaded") || exit $?
+stats=$(domu_must d2 30 "cat $D/stats; rmmod xfab_wnprobe && rmmod xfab_window && echo unloaded") || exit $?
 log "d2: $(echo "$stats" | tr '\n' ' ')"
 echo "$stats" | grep -q unloaded || fail "xfab_window would not unload in d2"
 echo "$stats" | grep -q "^drop_dead [1-9]" || fail "d2 did not count the dead peer's window: $stats"
@@ -131,4 +159,4 @@ mapped=$(echo "$stats" | awk '$1 == "frames_mapped" { print $2 }')
 unmapped=$(echo "$stats" | awk '$1 == "frames_unmapped" { print $2 }')
 [ -n "$mapped" ] && [ "$mapped" = "$unmapped" ] ||
 	fail "d2 mapped $mapped frames over its windows' lives and unmapped $unmapped"
-pass "windows of $frames frames made in ${ms} ms; 1024/1024 planted pages intact both ways; write faults; dropped on remove and on the peer's death, which then went away whole"
+pass "windows of $frames frames made in ${ms} ms; 1024/1024 planted pages intact both ways, every page tagged; write faults; a held window outlives its drop until let go; dropped on remove and on the peer's death, which then went away whole"

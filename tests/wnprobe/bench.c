@@ -3,14 +3,15 @@
  * What reading a peer's page through a window costs against a grant copy
  * of the same bytes: the testbed's microbenchmark (scenario 402).
  *
- *   offer      (debugfs root) the owner writes "DOMID NPAGES": NPAGES
- *              pages, filled, granted read-only to DOMID; reading it
- *              gives "gref:frame" pairs. A new offer replaces the last.
- *   <peer>/bench  the reader writes "ROUNDS gref:frame ...": each round
- *              grant-copies every page into a buffer (one batch), then
- *              copies the same frames out of the window; reading it
- *              gives "pages N rounds R copy_ns X window_ns Y equal E",
- *              nanoseconds per page, E 1 if both read the same bytes.
+ *   offer  the owner writes "DOMID NPAGES": NPAGES pages, filled,
+ *          granted read-only to DOMID; reading it gives "gref:frame"
+ *          pairs. A new offer replaces the last.
+ *   bench  the reader writes "PEER ROUNDS gref:frame ...": each round
+ *          grant-copies every page into a buffer (one batch), then
+ *          copies the same frames out of its window over PEER (found
+ *          through xfab_wn_page(), as a driver would); reading it gives
+ *          "pages N rounds R copy_ns X window_ns Y equal E",
+ *          nanoseconds per page, E 1 if both read the same bytes.
  */
 #include <linux/slab.h>
 #include <linux/mm.h>
@@ -18,7 +19,7 @@
 #include <linux/uaccess.h>
 #include <xen/grant_table.h>
 #include <xen/page.h>
-#include "common.h"
+#include "probe.h"
 
 #define MAX_PAGES 256
 
@@ -66,7 +67,7 @@ static int offer_make(u16 to, unsigned int n)
 	return 0;
 }
 
-ssize_t xfab_wn_offer_write(const char __user *ubuf, size_t len)
+ssize_t wnprobe_offer_write(const char __user *ubuf, size_t len)
 {
 	unsigned int to, n;
 	char buf[32];
@@ -87,7 +88,7 @@ ssize_t xfab_wn_offer_write(const char __user *ubuf, size_t len)
 }
 
 /* "gref:frame" pairs of the current offer; *len gets the text's length. */
-char *xfab_wn_offer_text(size_t *len)
+char *wnprobe_offer_text(size_t *len)
 {
 	size_t cap = MAX_PAGES * 32 + 2, at = 0;
 	char *s = kmalloc(cap, GFP_KERNEL);
@@ -106,7 +107,7 @@ char *xfab_wn_offer_text(size_t *len)
 	return s;
 }
 
-void xfab_wn_offer_exit(void)
+void wnprobe_offer_exit(void)
 {
 	mutex_lock(&offer_lock);
 	offer_end();
@@ -117,10 +118,9 @@ struct bench_job {
 	unsigned int n, rounds;
 	grant_ref_t ref[MAX_PAGES];
 	u64 frame[MAX_PAGES];
-	u32 entry[MAX_PAGES];
 };
 
-static int parse_job(struct xfab_wn *wn, char *s, struct bench_job *job)
+static int parse_job(char *s, struct bench_job *job)
 {
 	char *tok;
 	unsigned int ref;
@@ -137,8 +137,6 @@ static int parse_job(struct xfab_wn *wn, char *s, struct bench_job *job)
 			continue;
 		if (sscanf(tok, "%u:%llu", &ref, &frame) != 2)
 			return -EINVAL;
-		if (xfab_win_find_peer(&wn->idx, frame, &job->entry[job->n]))
-			return -ENOENT;	/* not in the window */
 		job->ref[job->n] = ref;
 		job->frame[job->n++] = frame;
 	}
@@ -167,10 +165,25 @@ static int copy_round(const struct bench_job *job, u16 peer, u8 *dst,
 	return 0;
 }
 
-int xfab_wn_bench(struct xfab_wn *wn, char *text, char *out, size_t outlen)
+/* The window's pages of the job's frames, or -ENOENT (not in it). */
+static int window_pages(struct xfab_wn *wn, const struct bench_job *job,
+			struct page **pg)
+{
+	unsigned int i;
+
+	for (i = 0; i < job->n; i++) {
+		pg[i] = xfab_wn_page(wn, job->frame[i], 0, XFAB_PAGE_SIZE);
+		if (!pg[i])
+			return -ENOENT;
+	}
+	return 0;
+}
+
+int wnprobe_bench(struct xfab_wn *wn, char *text, char *out, size_t outlen)
 {
 	struct bench_job *job = kzalloc(sizeof(*job), GFP_KERNEL);
 	struct gnttab_copy *op = NULL;
+	struct page **pg = NULL;
 	u8 *a = NULL, *b = NULL;
 	u64 t0, t_copy = 0, t_win = 0;
 	unsigned int r, i;
@@ -178,26 +191,29 @@ int xfab_wn_bench(struct xfab_wn *wn, char *text, char *out, size_t outlen)
 
 	if (!job)
 		return -ENOMEM;
-	rc = parse_job(wn, text, job);
+	rc = parse_job(text, job);
 	if (rc)
 		goto out;
 	rc = -ENOMEM;
 	op = kcalloc(job->n, sizeof(*op), GFP_KERNEL);
+	pg = kcalloc(job->n, sizeof(*pg), GFP_KERNEL);
 	/* page-aligned buffers: each grant copy lands in one page */
 	a = (u8 *)__get_free_pages(GFP_KERNEL, get_order(job->n * XFAB_PAGE_SIZE));
 	b = (u8 *)__get_free_pages(GFP_KERNEL, get_order(job->n * XFAB_PAGE_SIZE));
-	if (!op || !a || !b)
+	if (!op || !pg || !a || !b)
+		goto out;
+	rc = window_pages(wn, job, pg);
+	if (rc)
 		goto out;
 	for (r = 0; r < job->rounds; r++) {
 		t0 = ktime_get_ns();
-		rc = copy_round(job, wn->peer, a, op);
+		rc = copy_round(job, xfab_wn_peer(wn), a, op);
 		t_copy += ktime_get_ns() - t0;
 		if (rc)
 			goto out;
 		t0 = ktime_get_ns();
 		for (i = 0; i < job->n; i++)
-			memcpy(b + i * XFAB_PAGE_SIZE,
-			       page_address(wn->pages[job->entry[i]]),
+			memcpy(b + i * XFAB_PAGE_SIZE, page_address(pg[i]),
 			       XFAB_PAGE_SIZE);
 		t_win += ktime_get_ns() - t0;
 		cond_resched();
@@ -212,6 +228,7 @@ out:
 		free_pages((unsigned long)a, get_order(job->n * XFAB_PAGE_SIZE));
 	if (b)
 		free_pages((unsigned long)b, get_order(job->n * XFAB_PAGE_SIZE));
+	kfree(pg);
 	kfree(op);
 	kfree(job);
 	return rc;

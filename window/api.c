@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The datapath API (xfab_wn.h) and the window's life around it.
+ *
+ * Published windows sit in an xarray indexed by the peer's domain id,
+ * which readers search under RCU without a lock. Each window carries a
+ * percpu_ref: the publication holds one reference, every holder
+ * another. Dropping a window (main.c) runs in this order:
+ *
+ *   retire  kill the ref: no new holder from here on, and the window
+ *           moves to the draining list;
+ *   drain   the last holder's put lands in release(), which queues
+ *           the window for the free work (release may run in atomic
+ *           context, the unmap sleeps);
+ *   unmap   the free work takes the window out of the xarray, waits for
+ *           a grace period (a page lookup may still be reading it), and
+ *           only then clears its PTEs and gives its pages back.
+ *
+ * A draining window stays in the xarray, so a page an skb or a bio
+ * still holds is known as a window page until it is unmapped. That is
+ * also why a peer gets no new window while its old one drains.
+ */
+#include <linux/module.h>
+#include <linux/mm.h>
+#include <linux/llist.h>
+#include <linux/percpu-refcount.h>
+#include <linux/rcupdate.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
+#include <linux/workqueue.h>
+#include "common.h"
+
+static DEFINE_XARRAY(windows);
+static LLIST_HEAD(to_free);
+static DECLARE_WAIT_QUEUE_HEAD(drained);
+
+struct xfab_wn *xfab_wn_get(u16 peer)
+{
+	struct xfab_wn *wn;
+
+	rcu_read_lock();
+	wn = xa_load(&windows, peer);
+	if (wn && !percpu_ref_tryget_live(&wn->ref))
+		wn = NULL;
+	rcu_read_unlock();
+	return wn;
+}
+EXPORT_SYMBOL_GPL(xfab_wn_get);
+
+void xfab_wn_put(struct xfab_wn *wn)
+{
+	percpu_ref_put(&wn->ref);
+}
+EXPORT_SYMBOL_GPL(xfab_wn_put);
+
+u16 xfab_wn_peer(const struct xfab_wn *wn)
+{
+	return wn->peer;
+}
+EXPORT_SYMBOL_GPL(xfab_wn_peer);
+
+u32 xfab_wn_frames(const struct xfab_wn *wn)
+{
+	return wn->idx.n;
+}
+EXPORT_SYMBOL_GPL(xfab_wn_frames);
+
+struct page *xfab_wn_page(struct xfab_wn *wn, u64 frame, u32 off, u32 len)
+{
+	u32 e;
+
+	if (xfab_win_span(&wn->idx, frame, off, len, &e))
+		return NULL;
+	return wn->pages[e];
+}
+EXPORT_SYMBOL_GPL(xfab_wn_page);
+
+struct page *xfab_wn_entry(struct xfab_wn *wn, u32 entry, u64 *frame)
+{
+	if (entry >= wn->idx.n)
+		return NULL;
+	*frame = wn->idx.peer[entry];
+	return wn->pages[entry];
+}
+EXPORT_SYMBOL_GPL(xfab_wn_entry);
+
+/*
+ * The tag names a window and an entry; the page is that window's only
+ * if the entry holds this very page (any page's private word may carry
+ * the mark by chance).
+ */
+int xfab_wn_frame_of(struct page *page, u16 *peer, u64 *frame)
+{
+	struct xfab_wn *wn;
+	int rc = -ENOENT;
+	u32 e;
+	u16 p;
+
+	if (xfab_win_untag(page_private(page), &p, &e))
+		return -ENOENT;
+	rcu_read_lock();
+	wn = xa_load(&windows, p);
+	if (wn && e < wn->idx.n && wn->pages[e] == page) {
+		*peer = p;
+		*frame = wn->idx.peer[e];
+		rc = 0;
+	}
+	rcu_read_unlock();
+	return rc;
+}
+EXPORT_SYMBOL_GPL(xfab_wn_frame_of);
+
+static void free_drained(struct work_struct *work)
+{
+	struct llist_node *all = llist_del_all(&to_free);
+	struct xfab_wn *wn, *tmp;
+
+	/* only this window: never one made over the same peer since */
+	llist_for_each_entry_safe(wn, tmp, all, free_node)
+		xa_cmpxchg(&windows, wn->peer, wn, NULL, 0);
+	/* lookups that found a window before its erase are done after this */
+	synchronize_rcu();
+	mutex_lock(&xfab_wn_lock);
+	llist_for_each_entry_safe(wn, tmp, all, free_node) {
+		list_del(&wn->list);
+		xfab_wn_stats.windows_draining--;
+		percpu_ref_exit(&wn->ref);
+		xfab_wn_unmap(wn);
+	}
+	mutex_unlock(&xfab_wn_lock);
+	wake_up_all(&drained);
+	xfab_wn_resync();
+}
+static DECLARE_WORK(free_work, free_drained);
+
+static void release(struct percpu_ref *ref)
+{
+	struct xfab_wn *wn = container_of(ref, struct xfab_wn, ref);
+
+	llist_add(&wn->free_node, &to_free);
+	schedule_work(&free_work);
+}
+
+/* Make @wn (just mapped) findable; xfab_wn_lock held. */
+int xfab_wn_publish(struct xfab_wn *wn)
+{
+	int rc = percpu_ref_init(&wn->ref, release, 0, GFP_KERNEL);
+
+	if (rc)
+		return rc;
+	rc = xa_err(xa_store(&windows, wn->peer, wn, GFP_KERNEL));
+	if (rc) {
+		percpu_ref_exit(&wn->ref);
+		return rc;
+	}
+	list_add_tail(&wn->list, &xfab_wn_list);
+	return 0;
+}
+
+/* Refuse new holders; the last one's put unmaps it. xfab_wn_lock held. */
+void xfab_wn_retire(struct xfab_wn *wn)
+{
+	list_move_tail(&wn->list, &xfab_wn_draining);
+	xfab_wn_stats.windows_draining++;
+	percpu_ref_kill(&wn->ref);
+}
+
+/* Is a window over @peer still draining? xfab_wn_lock held. */
+bool xfab_wn_is_draining(u16 peer)
+{
+	struct xfab_wn *wn;
+
+	list_for_each_entry(wn, &xfab_wn_draining, list)
+		if (wn->peer == peer)
+			return true;
+	return false;
+}
+
+/*
+ * Module exit, after every window was retired: wait for the holders.
+ * A driver that still holds a window is a bug; its pages must stay
+ * mapped, so this waits and says so rather than unmapping under it.
+ */
+void xfab_wn_wait_drained(void)
+{
+	while (!wait_event_timeout(drained, list_empty_careful(&xfab_wn_draining),
+				   10 * HZ))
+		pr_warn("xfab_window: unload waits for a window still held\n");
+	flush_work(&free_work);
+}

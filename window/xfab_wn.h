@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * xfab_window's datapath API: what a driver (and the testbed's probe
+ * module) may call. A window maps all of one peer's memory read-only;
+ * a peer names its pages by machine frame, and these calls go from such
+ * a frame to the local page that maps it, and back.
+ *
+ * A window can be dropped at any moment (the peer left the group or
+ * died), so a caller holds it: xfab_wn_get() takes a reference without
+ * a lock, and the window's pages stay mapped until the last reference
+ * is put. A dropped window refuses new references at once; it is
+ * unmapped when the last holder lets go (docs/window.md, "Lookups").
+ */
+#ifndef XFAB_WN_H
+#define XFAB_WN_H
+
+#include <linux/types.h>
+
+struct page;
+struct xfab_wn;
+
+/* The window over @peer with a reference, or NULL (none, or dropped). */
+struct xfab_wn *xfab_wn_get(u16 peer);
+
+/* Drop a reference xfab_wn_get() gave. */
+void xfab_wn_put(struct xfab_wn *wn);
+
+/* The peer's domain id, and how many frames the window maps. */
+u16 xfab_wn_peer(const struct xfab_wn *wn);
+u32 xfab_wn_frames(const struct xfab_wn *wn);
+
+/*
+ * The page mapping peer frame @frame, if @len bytes at @off lie inside
+ * it; NULL otherwise (not mapped, or the span leaves the page). Valid
+ * while the caller holds @wn.
+ */
+struct page *xfab_wn_page(struct xfab_wn *wn, u64 frame, u32 off, u32 len);
+
+/* Entry @entry's page and peer frame (entries 0 .. frames - 1), or NULL. */
+struct page *xfab_wn_entry(struct xfab_wn *wn, u32 entry, u64 *frame);
+
+/*
+ * Is @page a window page, and which peer frame does it map? 0 with
+ * *peer and *frame set, or -ENOENT. Constant time, no lock; meaningful
+ * while the caller keeps the page (and so its window) alive.
+ */
+int xfab_wn_frame_of(struct page *page, u16 *peer, u64 *frame);
+
+#endif /* XFAB_WN_H */
