@@ -22,8 +22,7 @@ blk_use_backend xfab_blkback
 blk_make_disks
 domu_start d1 --mods xen-blkfront --novif --vcpus 2 "${BLK_DISKS[@]}"
 blk_reattach d1 xvdc "${BLK_DISKS[3]}"
-domu_must d1 300 "fio --name=re --filename=/dev/xvdc --direct=1 --ioengine=libaio --rw=randwrite \
-	--bs=64k --iodepth=8 --size=32M --verify=crc32c --verify_fatal=1 --do_verify=1 --minimal" >/dev/null || exit $?
+blk_fio_short d1 xvdc
 blk_save_restore d1 xvdb
 blk_durability d1 xvdb /dev/ram0
 pass "xen-blkfront <-> xfab_blkback: detach/attach, save/restore under fio verify, durable acks at destroy, nothing left"

@@ -27,8 +27,7 @@ BLK_RELAXED=xvdb
 domu_start d1 --mods xfab_blkfront --novif --vcpus 2 --paused-hook blk_trust_hook "${BLK_DISKS[@]}"
 [ "$(blk_fstat d1 xvdb write_mode)" = in-place ] || fail "xvdb: relaxed trust, but writes are not in place"
 blk_reattach d1 xvdc "${BLK_DISKS[3]}"
-domu_must d1 300 "fio --name=re --filename=/dev/xvdc --direct=1 --ioengine=libaio --rw=randwrite \
-	--bs=64k --iodepth=8 --size=32M --verify=crc32c --verify_fatal=1 --do_verify=1 --minimal" >/dev/null || exit $?
+blk_fio_short d1 xvdc
 blk_odd_disks d1
 blk_save_restore d1 xvdb
 blk_backend_reload d1 xvdb
