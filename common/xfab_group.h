@@ -20,6 +20,21 @@
 #define XFAB_GROUP_MAX_FRAMES	1024	/* per frames call */
 #define XFAB_GROUP_END		(~(u64)0)
 
+/*
+ * Xen 4.20's own getdomaininfo, for one flag: an HVM or PVH domain names
+ * its pages by guest frame, so a PV mapper cannot map it by the machine
+ * frames the group's frames call lists (xen-patches/README.md).
+ */
+#define XFAB_DOMCTL_GETDOMAININFO	5
+#define XFAB_DOMINF_HVM			(1u << 1)	/* HVM or PVH */
+
+/* The head of struct xen_domctl_getdomaininfo, all we read of it. */
+struct xfab_dominfo {
+	u16 domain;
+	u16 pad;
+	u32 flags;
+};
+
 struct xfab_group_op {
 	u32 op;
 	u32 group;
@@ -38,6 +53,7 @@ struct xfab_domctl {
 	u16 pad[3];
 	union {
 		struct xfab_group_op group;
+		struct xfab_dominfo info;
 		u64 align;
 		u8 raw[128];
 	} u;
@@ -45,15 +61,23 @@ struct xfab_domctl {
 
 _Static_assert(sizeof(struct xfab_group_op) == 40, "appliance group ABI");
 _Static_assert(sizeof(struct xfab_domctl) == 144, "Xen 4.20 domctl size");
+_Static_assert(sizeof(struct xfab_dominfo) == 8, "getdomaininfo's flags at 4");
+
+/* A domctl @cmd on @domid with an empty payload. */
+static inline void xfab_domctl_init(struct xfab_domctl *dc, u32 cmd,
+				    u16 domid)
+{
+	memset(dc, 0, sizeof(*dc));
+	dc->cmd = cmd;
+	dc->interface_version = XFAB_DOMCTL_VERSION;
+	dc->domain = domid;
+}
 
 /* A domctl for @op on @domid, ready for the hypercall. */
 static inline void xfab_group_domctl(struct xfab_domctl *dc, u16 domid,
 				     const struct xfab_group_op *op)
 {
-	memset(dc, 0, sizeof(*dc));
-	dc->cmd = XFAB_DOMCTL_APPLIANCE_GROUP;
-	dc->interface_version = XFAB_DOMCTL_VERSION;
-	dc->domain = domid;
+	xfab_domctl_init(dc, XFAB_DOMCTL_APPLIANCE_GROUP, domid);
 	dc->u.group = *op;
 }
 

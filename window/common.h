@@ -49,6 +49,7 @@ struct xfab_wn_stats {
 	u64 map_calls, map_errors, drop_left, drop_dead, list_refused;
 	u64 too_big;	/* peers not mapped: past max_mb or max_total_x */
 	u64 windows_draining;	/* dropped, still held: not unmapped yet */
+	u64 want_refused;	/* xfab_wn_want() of a peer we may not map */
 };
 
 extern struct xfab_wn_stats xfab_wn_stats;
@@ -57,6 +58,7 @@ extern struct list_head xfab_wn_list;		/* published */
 extern struct list_head xfab_wn_draining;	/* dropped, still held */
 extern unsigned int xfab_wn_max_mb;
 extern unsigned int xfab_wn_max_total_x;
+extern bool xfab_wn_in_dom0;	/* windows follow wants, not a record */
 
 /* main.c */
 u64 xfab_wn_frames_mapped(void);

@@ -31,11 +31,12 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "windows_made %llu\nwindows_dropped %llu\n"
 		   "frames_mapped %llu\nframes_unmapped %llu\nmap_calls %llu\n"
 		   "map_errors %llu\ndrop_left %llu\ndrop_dead %llu\n"
-		   "list_refused %llu\ntoo_big %llu\nwindows_draining %llu\n",
+		   "list_refused %llu\ntoo_big %llu\nwindows_draining %llu\n"
+		   "want_refused %llu\n",
 		   s->windows_made, s->windows_dropped, s->frames_mapped,
 		   s->frames_unmapped, s->map_calls, s->map_errors,
 		   s->drop_left, s->drop_dead, s->list_refused, s->too_big,
-		   s->windows_draining);
+		   s->windows_draining, s->want_refused);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);

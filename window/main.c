@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * xfab_window: read-only windows over the memory of the other members of
- * this domain's appliance group (xen-patches/, docs/toolstack.md).
+ * this domain's appliance group (xen-patches/, docs/toolstack.md), or,
+ * in dom0, over the members a driver asks for (xfab_wn_want()).
  *
  * The toolstack keeps the group's members in our xenstore record
  * (xfab/members, written by the control domain only). A watch on it,
@@ -13,6 +14,12 @@
  * @releaseDomain from an unprivileged domain, so while windows exist a
  * sync also comes every check_ms. Mapping a peer takes seconds, so
  * syncs run in a work item, not in xenwatch.
+ *
+ * dom0 is never a member (xen-patches/README.md) and may map any domain
+ * already. Its windows follow the drivers' wants instead of a record: a
+ * wanted domain is mapped while it is a live PV member of some group
+ * (the groups' records, /xfab/groups, are watched), so pointer mode
+ * reaches group members only, as in a member.
  */
 #include <linux/module.h>
 #include <linux/mm.h>
@@ -60,8 +67,17 @@ struct xfab_wn_stats xfab_wn_stats;
 DEFINE_MUTEX(xfab_wn_lock);
 LIST_HEAD(xfab_wn_list);
 LIST_HEAD(xfab_wn_draining);
+bool xfab_wn_in_dom0;
 static u16 self_id;
 static bool stopping;	/* unloading: make no window */
+
+#define MAX_MEMBERS 64
+
+/* dom0: the domains drivers asked for, each with its count of askers. */
+static struct {
+	u16 peer, count;
+} wants[MAX_MEMBERS];
+static unsigned int n_wants;
 
 static bool in_list(const u16 *ids, unsigned int n, u16 id)
 {
@@ -87,10 +103,34 @@ static unsigned int read_members(u16 *ids, unsigned int max)
 	return n;
 }
 
+/* dom0's wanted domains, as the list of peers to map. */
+static unsigned int read_wants(u16 *ids)
+{
+	unsigned int i;
+
+	for (i = 0; i < n_wants; i++)
+		ids[i] = wants[i].peer;
+	return n_wants;
+}
+
+static const char *why_text(int why)
+{
+	switch (why) {
+	case -ESRCH:
+		return "it died";
+	case -EOPNOTSUPP:
+		return "not PV";
+	case 0:
+		return "no longer wanted";
+	default:
+		return xfab_wn_in_dom0 ? "in no group" : "not in our group";
+	}
+}
+
 static void drop(struct xfab_wn *wn, int why)
 {
 	pr_info("xfab_window: window over d%u dropped (%s)\n", wn->peer,
-		why == -ESRCH ? "it died" : "not in our group");
+		why_text(why));
 	if (why == -ESRCH)
 		xfab_wn_stats.drop_dead++;
 	else
@@ -130,8 +170,6 @@ static void add(u16 peer)
 		peer, wn->mapped, wn->map_errors, wn->map_ns / NSEC_PER_MSEC);
 }
 
-#define MAX_MEMBERS 64
-
 static void sync_windows(struct work_struct *work);
 static DECLARE_DELAYED_WORK(sync_work, sync_windows);
 
@@ -147,9 +185,14 @@ static void sync_windows(struct work_struct *work)
 		mutex_unlock(&xfab_wn_lock);
 		return;
 	}
-	n = read_members(ids, MAX_MEMBERS);
+	n = xfab_wn_in_dom0 ? read_wants(ids) : read_members(ids, MAX_MEMBERS);
 	list_for_each_entry_safe(wn, tmp, &xfab_wn_list, list) {
-		st = in_list(ids, n, wn->peer) ? xfab_wn_peer_state(wn->peer) : -EPERM;
+		/* not listed: a member's record left it out, or nobody wants it */
+		if (!in_list(ids, n, wn->peer)) {
+			drop(wn, xfab_wn_in_dom0 ? 0 : -EPERM);
+			continue;
+		}
+		st = xfab_wn_peer_state(wn->peer);
 		if (st)
 			drop(wn, st);
 	}
@@ -169,6 +212,64 @@ static void sync_windows(struct work_struct *work)
 	mutex_unlock(&xfab_wn_lock);
 }
 
+static int want_add(u16 peer)
+{
+	unsigned int i;
+
+	for (i = 0; i < n_wants; i++) {
+		if (wants[i].peer == peer) {
+			wants[i].count++;
+			return 0;
+		}
+	}
+	if (n_wants == MAX_MEMBERS)
+		return -ENOSPC;
+	wants[n_wants].peer = peer;
+	wants[n_wants++].count = 1;
+	return 0;
+}
+
+/*
+ * A driver asks for a window over @peer (dom0: until it calls unwant).
+ * 0 if @peer may be mapped now: the window follows within seconds, and
+ * xfab_wn_get() returns it once made. In a member the group decides
+ * alone, so this only checks.
+ */
+int xfab_wn_want(u16 peer)
+{
+	int rc;
+
+	mutex_lock(&xfab_wn_lock);
+	rc = stopping ? -ENODEV : xfab_wn_peer_state(peer);
+	if (!rc && xfab_wn_in_dom0)
+		rc = want_add(peer);
+	if (rc)
+		xfab_wn_stats.want_refused++;
+	mutex_unlock(&xfab_wn_lock);
+	if (!rc)
+		xfab_wn_resync();
+	return rc;
+}
+EXPORT_SYMBOL_GPL(xfab_wn_want);
+
+/* The end of one xfab_wn_want() that returned 0. */
+void xfab_wn_unwant(u16 peer)
+{
+	unsigned int i;
+
+	mutex_lock(&xfab_wn_lock);
+	for (i = 0; i < n_wants; i++) {
+		if (wants[i].peer != peer)
+			continue;
+		if (!--wants[i].count)
+			wants[i] = wants[--n_wants];
+		break;
+	}
+	mutex_unlock(&xfab_wn_lock);
+	xfab_wn_resync();
+}
+EXPORT_SYMBOL_GPL(xfab_wn_unwant);
+
 void xfab_wn_resync(void)
 {
 	mod_delayed_work(system_wq, &sync_work, 0);
@@ -186,29 +287,48 @@ static struct xenbus_watch members_watch = {
 static struct xenbus_watch death_watch = {
 	.node = "@releaseDomain", .callback = watch_fired,
 };
+/* dom0: every group's record (written by xfabctl) */
+static struct xenbus_watch groups_watch = {
+	.node = "/xfab/groups", .callback = watch_fired,
+};
 static bool death_watched;	/* xenstored may refuse it to a domU */
+static struct xenbus_watch *record_watch = &members_watch;
+
+static int __init read_self_id(void)
+{
+	char *s = xenbus_read(XBT_NIL, "domid", "", NULL);
+	unsigned int v;
+	int rc = -ENODEV;
+
+	if (IS_ERR(s)) {
+		pr_err("xfab_window: cannot read our domain id from xenstore\n");
+		return rc;
+	}
+	if (!kstrtouint(s, 10, &v) && v < DOMID_FIRST_RESERVED) {
+		self_id = (u16)v;
+		rc = 0;
+	} else {
+		pr_err("xfab_window: our domain id in xenstore is not one: '%s'\n", s);
+	}
+	kfree(s);
+	return rc;
+}
 
 static int __init xfab_window_init(void)
 {
-	char *s;
-	unsigned int v;
 	int rc;
 
 	if (!xen_pv_domain()) {
 		pr_err("xfab_window: PV domains only (HVM and PVH members cannot map read-only, xen-patches/README.md)\n");
 		return -ENODEV;
 	}
-	s = xenbus_read(XBT_NIL, "domid", "", NULL);
-	if (IS_ERR(s) || kstrtouint(s, 10, &v) || v >= DOMID_FIRST_RESERVED) {
-		pr_err("xfab_window: cannot read our domain id from xenstore\n");
-		if (!IS_ERR(s))
-			kfree(s);
+	xfab_wn_in_dom0 = xen_initial_domain();
+	if (xfab_wn_in_dom0)
+		record_watch = &groups_watch;
+	else if (read_self_id())
 		return -ENODEV;
-	}
-	kfree(s);
-	self_id = (u16)v;
 	xfab_wn_debugfs_init();
-	rc = register_xenbus_watch(&members_watch);
+	rc = register_xenbus_watch(record_watch);
 	if (rc) {
 		xfab_wn_debugfs_exit();
 		return rc;
@@ -226,7 +346,7 @@ static void __exit xfab_window_exit(void)
 
 	if (death_watched)
 		unregister_xenbus_watch(&death_watch);
-	unregister_xenbus_watch(&members_watch);
+	unregister_xenbus_watch(record_watch);
 	mutex_lock(&xfab_wn_lock);
 	stopping = true;
 	mutex_unlock(&xfab_wn_lock);

@@ -35,17 +35,55 @@ int xfab_wn_domctl(u16 domid, struct xfab_group_op *op)
 	return rc;
 }
 
+/* -EOPNOTSUPP if @peer is HVM or PVH: it has no machine frames to map. */
+static int peer_is_pv(u16 peer)
+{
+	struct xfab_domctl *dc = kmalloc(sizeof(*dc), GFP_KERNEL);
+	int rc;
+
+	if (!dc)
+		return -ENOMEM;
+	xfab_domctl_init(dc, XFAB_DOMCTL_GETDOMAININFO, peer);
+	rc = _hypercall1(int, domctl, dc);
+	if (!rc && (dc->u.info.flags & XFAB_DOMINF_HVM))
+		rc = -EOPNOTSUPP;
+	kfree(dc);
+	return rc;
+}
+
 /*
- * Is @peer still a live member of our group? 0 if so; -ESRCH once it
- * is dying or gone, -EPERM once one of us left (a frames call that
- * scans nothing asks exactly that).
+ * dom0 is in no group, and Xen lets it list and map any domain (the
+ * group patch leaves the control domain's rights as they were), so the
+ * rule is ours: dom0 maps a domain only while it is in a group, and
+ * only a PV one (Xen would read an HVM domain's frames as guest frames).
+ */
+static int dom0_peer_state(u16 peer)
+{
+	struct xfab_group_op op = { .op = XFAB_GROUP_QUERY };
+	int rc = xfab_wn_domctl(peer, &op);
+
+	if (rc)
+		return rc;
+	if (!op.group)
+		return -EPERM;
+	return peer_is_pv(peer);
+}
+
+/*
+ * May we (still) map @peer? 0 if so; -ESRCH once it is dying or gone,
+ * -EPERM once it is out of our group (dom0: out of every group). In a
+ * member, a frames call that scans nothing asks exactly that: Xen
+ * answers it only between two live members of one group.
  */
 int xfab_wn_peer_state(u16 peer)
 {
 	struct xfab_group_op op = { .op = XFAB_GROUP_FRAMES,
 				    .start = XFAB_GROUP_END };
+	int rc = xfab_wn_domctl(peer, &op);
 
-	return xfab_wn_domctl(peer, &op);
+	if (rc || !xfab_wn_in_dom0)
+		return rc;
+	return dom0_peer_state(peer);
 }
 
 /*

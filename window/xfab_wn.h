@@ -19,6 +19,18 @@
 struct page;
 struct xfab_wn;
 
+/*
+ * Ask for a window over @peer, and end the asking. In dom0 (in no group)
+ * windows exist only for domains some driver wants, and only while they
+ * are live PV members of a group; in a member, the group's record alone
+ * decides. 0 if @peer may be mapped now (the window follows within
+ * seconds); -EPERM (not a member, or not of our group), -ESRCH (dying),
+ * -EOPNOTSUPP (not PV), -ENOSPC (too many wanted). Call unwant once for
+ * each want that returned 0.
+ */
+int xfab_wn_want(u16 peer);
+void xfab_wn_unwant(u16 peer);
+
 /* The window over @peer with a reference, or NULL (none, or dropped). */
 struct xfab_wn *xfab_wn_get(u16 peer);
 

@@ -15,6 +15,9 @@
  *          as an skb or a bio in flight would. Reading it reads the held
  *          window's first page, which must still be mapped after the
  *          window was dropped. "held D frames F first B", or "held -"
+ *   want   "PEER": xfab_wn_want(), as a backend asking for pointer mode
+ *          would (dom0 maps only what is wanted); the write fails with
+ *          its error. "unwant" ends one; unload ends them all.
  *   bench, offer: bench.c
  *
  * One prober at a time (the testbed): a mutex serialises them.
@@ -34,6 +37,8 @@
 static DEFINE_MUTEX(lock);
 static struct dentry *root;
 static struct xfab_wn *held;
+static u16 wanted[16];		/* wants to undo at unload */
+static unsigned int n_wanted;
 
 struct probe {
 	const char *name;
@@ -182,6 +187,39 @@ static void hold_show(char *out)
 		  READ_ONCE(*(u8 *)page_address(pg)));
 }
 
+static int probe_want(char *arg, char *out)
+{
+	u16 peer;
+	int rc;
+
+	if (take_peer(&arg, &peer))
+		return -EINVAL;
+	if (n_wanted == ARRAY_SIZE(wanted))
+		return -ENOSPC;
+	rc = xfab_wn_want(peer);
+	scnprintf(out, OUT_LEN, "want %u %d\n", peer, rc);
+	if (!rc)
+		wanted[n_wanted++] = peer;
+	return rc;
+}
+
+static int probe_unwant(char *arg, char *out)
+{
+	unsigned int i;
+	u16 peer;
+
+	if (take_peer(&arg, &peer))
+		return -EINVAL;
+	for (i = 0; i < n_wanted; i++) {
+		if (wanted[i] == peer) {
+			wanted[i] = wanted[--n_wanted];
+			xfab_wn_unwant(peer);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 static int bench(char *arg, char *out)
 {
 	struct xfab_wn *wn;
@@ -202,6 +240,8 @@ static struct probe probes[] = {
 	{ .name = "scan", .run = scan },
 	{ .name = "poke", .run = write_through },
 	{ .name = "hold", .run = hold },
+	{ .name = "want", .run = probe_want },
+	{ .name = "unwant", .run = probe_unwant },
 	{ .name = "bench", .run = bench },
 };
 
@@ -288,6 +328,8 @@ static void __exit wnprobe_exit(void)
 	debugfs_remove_recursive(root);
 	mutex_lock(&lock);
 	let_go();
+	while (n_wanted)
+		xfab_wn_unwant(wanted[--n_wanted]);
 	mutex_unlock(&lock);
 	wnprobe_offer_exit();
 }

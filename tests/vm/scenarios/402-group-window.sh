@@ -7,23 +7,31 @@
 #   window page's tag leads back to its frame. The probes take windows
 #   through the drivers' API (xfab_wnprobe). A write through the window
 #   faults (the write gets -EFAULT) and the owner's page is unchanged.
-#   A window held (as an skb in flight would hold it) when its peer
-#   leaves the group is unpublished at once but stays mapped and
-#   readable until let go, and no second window over that peer is made
-#   meanwhile; let go, it is unmapped and made again. `group remove`
-#   drops both windows, `group add` makes them again; destroying a member while the other
-#   holds its window drops that window (and with max_total_x=1 in d2, d2
-#   maps nothing of d1 and says why), the dead member's memory goes
-#   back (the domain disappears) and nothing leaks in the survivor (its
-#   counters: every frame it ever mapped was unmapped), which then
-#   unloads the module. A microbenchmark reads 64 pages d1 granted to d2
-#   by grant copy and through d2's window (the same bytes, both ways).
+#   - dom0, in no group, maps nothing unasked; asked (as a backend in
+#     pointer mode will ask) it maps member d1 and reads its planted
+#     pages through a window that is read-only too, drops it when d1
+#     leaves (and refuses to want it then), maps it again when d1
+#     rejoins, and lets go of it when d1 dies.
+#   - A window held (as an skb in flight would hold it) when its peer
+#     leaves the group is unpublished at once but stays mapped and
+#     readable until let go, and no second window over that peer is
+#     made meanwhile; let go, it is unmapped and made again.
+#   - `group remove` drops both windows, `group add` makes them again
+#     (with max_total_x=1 in d2, d2 maps nothing of d1 and says why).
+#   - Destroying a member while the other holds its window drops that
+#     window, the dead member's memory goes back (the domain
+#     disappears) and nothing leaks in the survivor (its counters:
+#     every frame it ever mapped was unmapped), which then unloads the
+#     module; so does dom0.
+#   A microbenchmark reads 64 pages d1 granted to d2 by grant copy and
+#   through d2's window (the same bytes, both ways).
 #   Figures: nanoseconds per page of each, frames and milliseconds to
 #   map each window, and the survivor's free memory before and after.
-# Topology: dom0 (xfabctl) <-> domUs d1, d2 (512 MiB, 1 vCPU, no network;
-#   xfab_window and xfab_wnprobe loaded at boot; the balloon may hotplug
-#   unpopulated memory, so a window costs struct pages, not the mapper's
-#   RAM).
+# Topology: dom0 (xfabctl; xfab_window and xfab_wnprobe loaded for the
+#   scenario, unloaded at its end) <-> domUs d1, d2 (512 MiB, 1 vCPU, no
+#   network; xfab_window and xfab_wnprobe loaded at boot; the balloon
+#   may hotplug unpopulated memory, so a window costs struct pages, not
+#   the mapper's RAM).
 . /xfab/guest/lib.sh
 
 xen_patched ||
@@ -99,6 +107,39 @@ set -- $out
 out=$(domu_must d2 120 "echo $d1 $T1 >$P/scan && cat $P/scan") || exit $?
 echo "$out" | grep -q "found 1024 good 1024 " || fail "d1's pages changed after d2's poke: $out"
 
+# dom0: no window unasked; asked, one over d1, read-only, every page of
+# d1's plant intact. Its windows cost struct pages, not its RAM, with
+# the balloon's hotplug (restored at the end).
+dom0_hotplug=$(cat /proc/sys/xen/balloon/hotplug_unpopulated)
+dom0_off() {
+	rmmod xfab_wnprobe 2>/dev/null
+	rmmod xfab_window 2>/dev/null
+	echo "$dom0_hotplug" >/proc/sys/xen/balloon/hotplug_unpopulated
+}
+trap dom0_off EXIT
+echo 1 >/proc/sys/xen/balloon/hotplug_unpopulated
+mount -t debugfs none /sys/kernel/debug 2>/dev/null
+load_backend xfab_window
+load_backend xfab_wnprobe
+dom0_has() { grep -q "^peer $1 " $D/windows; }
+dom0_lacks() { ! dom0_has "$1"; }
+sleep 3
+[ -z "$(cat $D/windows)" ] || fail "dom0 mapped what nobody asked for: $(cat $D/windows)"
+echo "$d1" >$P/want || fail "dom0 may not want d1, a member: $(dmesg | tail -n 3)"
+wait_for 120 dom0_has "$d1" || fail "dom0 made no window over d1 within 120 s: $(cat $D/stats | tr '\n' ' ')"
+log "dom0: $(grep "^peer $d1 " $D/windows)"
+echo "$d1 $T1" >$P/scan || fail "dom0 cannot scan its window over d1"
+out=$(cat $P/scan)
+log "dom0 scans d$d1: $out"
+f0=$(grep "^peer $d1 " $D/windows | awk '{ print $4 }')
+echo "$out" | grep -q "found 1024 good 1024 tagged $f0 of $f0$" ||
+	fail "dom0 does not read d1's 1024 planted pages intact, every page tagged: $out"
+echo "$d1" >$P/poke && out=$(cat $P/poke)
+log "dom0 pokes d1: $out"
+echo "$out" | grep -q "^poke -14 " || fail "a write through dom0's window did not fault: $out"
+set -- $out
+[ "$4" = "$6" ] || fail "the page read back changed after dom0's refused write: $out"
+
 # d2 holds its window over d1 while d1 leaves: unpublished, still mapped
 # (reading it must not fault), not made again until let go
 stat_of() { domu_exec "$1" 30 "awk '\$1 == \"$2\" { print \$2 }' $D/stats" 2>/dev/null; }
@@ -106,6 +147,9 @@ d2_draining() { [ "$(stat_of d2 windows_draining)" = "$1" ]; }
 domu_must d2 30 "echo $d1 >$P/hold" >/dev/null || exit $?
 must xfabctl group remove d1
 wait_for 30 no_window d2 "$d1" || fail "d2 still publishes its window over d1 after group remove"
+wait_for 30 dom0_lacks "$d1" || fail "dom0 still maps d1 after it left every group"
+! echo "$d1" >$P/want 2>/dev/null || fail "dom0 may want d1, in no group"
+grep -q "^want_refused 1$" $D/stats || fail "dom0 did not count the refused want: $(cat $D/stats | tr '\n' ' ')"
 wait_for 30 d2_draining 1 || fail "d2's held window over d1 is not draining: $(stat_of d2 windows_draining)"
 out=$(domu_must d2 30 "cat $P/hold; echo $d1 $T1 >$P/scan 2>&1 || echo scan refused") || exit $?
 log "d2 holds d1's dropped window: $(echo "$out" | tr '\n' ' ')"
@@ -116,6 +160,7 @@ must xfabctl group add app d1
 d1_maps() { window_of d1 "$d2" | grep -q mapped; }
 wait_for 120 d1_maps || fail "d1 made no window over d2 after group add"
 no_window d2 "$d1" || fail "d2 made a second window over d1 while the first drains"
+wait_for 120 dom0_has "$d1" || fail "dom0 did not map d1 again (still wanted) once it rejoined"
 domu_must d2 30 "echo - >$P/hold" >/dev/null || exit $?
 wait_for 30 d2_draining 0 || fail "d2's window over d1 still draining after it was let go"
 wait_windows
@@ -130,8 +175,8 @@ regroup() {
 		fail "windows kept after group remove"
 	must xfabctl group add app d1
 }
-P=/sys/module/xfab_window/parameters/max_total_x
-domu_must d2 30 "echo 1 >$P" >/dev/null || exit $?
+MTX=/sys/module/xfab_window/parameters/max_total_x
+domu_must d2 30 "echo 1 >$MTX" >/dev/null || exit $?
 regroup
 wait_for 120 d1_maps || fail "d1 made no window over d2 after group add"
 out=$(domu_must d2 60 "for i in \$(seq 30); do dmesg | grep -q 'not mapped: windows would map' && break; sleep 1; done; dmesg | grep 'xfab_window: d$d1'; grep too_big $D/stats") || exit $?
@@ -140,13 +185,14 @@ echo "$out" | grep -q "d$d1 (5[0-9][0-9] MiB) not mapped: windows would map .* o
 	fail "d2 gave no reason for not mapping d1 past max_total_x=1: $out"
 echo "$out" | grep -q "^too_big 1$" || fail "d2 did not count the peer past its bound: $out"
 no_window d2 "$d1" || fail "d2 mapped d1 past max_total_x=1: $(window_of d2 "$d1")"
-domu_must d2 30 "echo 8 >$P" >/dev/null || exit $?
+domu_must d2 30 "echo 8 >$MTX" >/dev/null || exit $?
 regroup
 wait_windows
 
 # d1 destroyed while d2 holds its window: d2 lets go, d1 goes away whole
 must domu_destroy d1
 wait_for 30 no_window d2 "$d1" || fail "d2 still holds a window over the destroyed d1"
+wait_for 30 dom0_lacks "$d1" || fail "dom0 still holds a window over the destroyed d1"
 wait_for 30 dom_gone "$d1" ||
 	fail "d1 (domid $d1) still listed 30 s after its destroy: its memory is held ($(xl list | tr '\n' ' '))"
 stats=$(domu_must d2 30 "cat $D/stats; rmmod xfab_wnprobe && rmmod xfab_window && echo unloaded") || exit $?
@@ -159,4 +205,13 @@ mapped=$(echo "$stats" | awk '$1 == "frames_mapped" { print $2 }')
 unmapped=$(echo "$stats" | awk '$1 == "frames_unmapped" { print $2 }')
 [ -n "$mapped" ] && [ "$mapped" = "$unmapped" ] ||
 	fail "d2 mapped $mapped frames over its windows' lives and unmapped $unmapped"
-pass "windows of $frames frames made in ${ms} ms; 1024/1024 planted pages intact both ways, every page tagged; write faults; a held window outlives its drop until let go; dropped on remove and on the peer's death, which then went away whole"
+# dom0 lets go and unloads; everything it mapped it unmapped
+echo "$d1" >$P/unwant || fail "dom0's want of d1 is gone before its unwant"
+out=$(cat $D/stats)
+rmmod xfab_wnprobe && rmmod xfab_window || fail "xfab_window would not unload in dom0"
+log "dom0: $(echo "$out" | tr '\n' ' ')"
+mapped=$(echo "$out" | awk '$1 == "frames_mapped" { print $2 }')
+unmapped=$(echo "$out" | awk '$1 == "frames_unmapped" { print $2 }')
+[ "${mapped:-0}" -gt 0 ] && [ "$mapped" = "$unmapped" ] ||
+	fail "dom0 mapped $mapped frames over its windows' lives and unmapped $unmapped"
+pass "windows of $frames frames made in ${ms} ms; 1024/1024 planted pages intact both ways, every page tagged; write faults; a held window outlives its drop until let go; dom0 maps a member only when asked and while it is one; dropped on remove and on the peer's death, which then went away whole"
