@@ -10,6 +10,8 @@
  * a lock, and the window's pages stay mapped until the last reference
  * is put. A dropped window refuses new references at once; it is
  * unmapped when the last holder lets go (docs/window.md, "Lookups").
+ * All calls but want and unwant take no lock and may run in any context
+ * (softirq, an skb's completion).
  */
 #ifndef XFAB_WN_H
 #define XFAB_WN_H
@@ -26,7 +28,7 @@ struct xfab_wn;
  * decides. 0 if @peer may be mapped now (the window follows within
  * seconds); -EPERM (not a member, or not of our group), -ESRCH (dying),
  * -EOPNOTSUPP (not PV), -ENOSPC (too many wanted). Call unwant once for
- * each want that returned 0.
+ * each want that returned 0. Both may sleep (a mutex, hypercalls).
  */
 int xfab_wn_want(u16 peer);
 void xfab_wn_unwant(u16 peer);
