@@ -14,6 +14,7 @@ static const char *const tx_err_names[XFAB_TX_NR_ERRS] = {
 	[XFAB_TX_TOO_MANY_FRAGS] = "tx_drop_too_many_frags",
 	[XFAB_TX_BAD_GSO_TYPE] = "tx_drop_bad_gso_type",
 	[XFAB_TX_DUP_EXTRA] = "tx_drop_dup_extra",
+	[XFAB_TX_PTR_REFUSED] = "tx_drop_ptr_refused",
 	[XFAB_TX_INCOMPLETE] = "tx_fatal_incomplete",
 	[XFAB_TX_SLOT_FLOOD] = "tx_fatal_slot_flood",
 	[XFAB_TX_CROSS_PAGE] = "tx_fatal_cross_page",
@@ -95,14 +96,23 @@ static int tx_extra_err(int why)
 	return tx[why];
 }
 
-/* Checks every data slot shares: the page, the length, the grant. */
-static int tx_slot(u32 gref, u32 offset, u32 len, int *drop)
+/*
+ * Checks every data slot shares: the page, the length, the grant. A
+ * pointer slot names a frame, not a grant: frames 0 to 7 are frames
+ * like any other (the window decides which it may read).
+ */
+static int tx_slot(u32 gref, u32 offset, u32 len, u16 flags, bool allow_ptr,
+		   int *drop)
 {
+	bool ptr = flags & XFAB_NETTXF_PTR;
+
 	if (offset + len > XFAB_PAGE_SIZE)
 		return -XFAB_TX_CROSS_PAGE;
 	if (len == 0)
 		xfab_note_drop(drop, XFAB_TX_ZERO_FRAG);
-	if (gref < GNTTAB_NR_RESERVED_ENTRIES)
+	if (ptr && !allow_ptr)
+		xfab_note_drop(drop, XFAB_TX_PTR_REFUSED);
+	if (!ptr && gref < GNTTAB_NR_RESERVED_ENTRIES)
 		xfab_note_drop(drop, XFAB_TX_BAD_GREF);
 	return 0;
 }
@@ -112,7 +122,8 @@ static int tx_slot(u32 gref, u32 offset, u32 len, int *drop)
  * the last one, or a negative fatal reason; *bytes gets their total.
  */
 static int tx_frags(const union xfab_tx_slot *slots, u32 avail, u32 i,
-		    struct xfab_tx_pkt *pkt, u32 *bytes, int *drop)
+		    bool allow_ptr, struct xfab_tx_pkt *pkt, u32 *bytes,
+		    int *drop)
 {
 	bool more = pkt->flags & XEN_NETTXF_more_data;
 	struct xen_netif_tx_request r;
@@ -125,10 +136,12 @@ static int tx_frags(const union xfab_tx_slot *slots, u32 avail, u32 i,
 		if (1 + pkt->nr_frags + 1 > XFAB_TX_FATAL_SLOTS)
 			return -XFAB_TX_SLOT_FLOOD;
 		r = slots[i].req;
-		err = tx_slot(r.gref, r.offset, r.size, drop);
+		err = tx_slot(r.gref, r.offset, r.size, r.flags, allow_ptr, drop);
 		if (err)
 			return err;
 		*bytes += r.size;
+		if (r.flags & XFAB_NETTXF_PTR)
+			pkt->ptr_mask |= 2u << pkt->nr_frags;
 		pkt->frag_slot[pkt->nr_frags++] = i++;
 		more = r.flags & XEN_NETTXF_more_data;
 	}
@@ -136,7 +149,7 @@ static int tx_frags(const union xfab_tx_slot *slots, u32 avail, u32 i,
 }
 
 int xfab_tx_check(const union xfab_tx_slot *slots, u32 avail, u32 max_frags,
-		  struct xfab_tx_pkt *pkt)
+		  bool allow_ptr, struct xfab_tx_pkt *pkt)
 {
 	struct xen_netif_tx_request first;
 	int next = 1, drop = 0, err;
@@ -158,15 +171,18 @@ int xfab_tx_check(const union xfab_tx_slot *slots, u32 avail, u32 max_frags,
 			return tx_extra_err(-next);
 		xfab_note_drop(&drop, tx_extra_err(why));
 	}
-	next = tx_frags(slots, avail, next, pkt, &frag_bytes, &drop);
+	next = tx_frags(slots, avail, next, allow_ptr, pkt, &frag_bytes, &drop);
 	if (next < 0)
 		return -next;
 	if (frag_bytes > first.size)
 		return XFAB_TX_SIZE_MISMATCH;
 	pkt->first_len = first.size - frag_bytes;
-	err = tx_slot(first.gref, first.offset, pkt->first_len, &drop);
+	err = tx_slot(first.gref, first.offset, pkt->first_len, first.flags,
+		      allow_ptr, &drop);
 	if (err)
 		return -err;
+	if (first.flags & XFAB_NETTXF_PTR)
+		pkt->ptr_mask |= 1;
 
 	if (first.size < XFAB_ETH_HLEN)
 		xfab_note_drop(&drop, XFAB_TX_RUNT);

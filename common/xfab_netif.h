@@ -119,7 +119,8 @@ enum xfab_tx_err {
 	XFAB_TX_TOO_MANY_FRAGS,	/* more data slots than we take, fewer than fatal */
 	XFAB_TX_BAD_GSO_TYPE,	/* GSO extra with a type we do not offload */
 	XFAB_TX_DUP_EXTRA,	/* the same extra type twice */
-	XFAB_TX_LAST_DROP = XFAB_TX_DUP_EXTRA,
+	XFAB_TX_PTR_REFUSED,	/* a pointer slot on a vif not in pointer mode */
+	XFAB_TX_LAST_DROP = XFAB_TX_PTR_REFUSED,
 	XFAB_TX_INCOMPLETE,	/* chain continues past the producer index */
 	XFAB_TX_SLOT_FLOOD,	/* more slots than XEN_NETIF_NR_SLOTS_MIN */
 	XFAB_TX_CROSS_PAGE,	/* offset + length past the granted page */
@@ -137,6 +138,13 @@ static inline bool xfab_tx_err_fatal(int err)
 /* Short names for counters (ethtool -S) and logs; NULL for XFAB_TX_OK. */
 const char *xfab_tx_err_name(int err);
 
+/*
+ * Pointer mode (docs/pointer-mode.md): a TX slot with this flag names a
+ * machine frame of the sender in its gref field instead of a grant. The
+ * netif flags use bits 0-3; a stock frontend never sets bit 15.
+ */
+#define XFAB_NETTXF_PTR (1u << 15)
+
 /* A validated packet: what the datapath may rely on without re-checking. */
 struct xfab_tx_pkt {
 	u16 consumed;		/* ring slots the packet took, extras included */
@@ -144,6 +152,7 @@ struct xfab_tx_pkt {
 	u16 flags;		/* XEN_NETTXF_* of the first slot */
 	u32 len;		/* whole packet */
 	u16 first_len;		/* bytes in the first slot */
+	u32 ptr_mask;		/* pointer slots: bit 0 the first, bit i + 1 frag i */
 	struct xfab_netif_extras ex;
 	/* index into the slot array of each data slot after the first */
 	u8 frag_slot[XFAB_TX_FATAL_SLOTS];
@@ -152,11 +161,13 @@ struct xfab_tx_pkt {
 /*
  * Check the packet starting at slots[0]; 'avail' slots were copied (at
  * most what the producer index allows), 'max_frags' is how many data slots
- * after the first this backend accepts (<= XFAB_TX_FATAL_SLOTS - 1).
- * Returns XFAB_TX_OK or a reason. On OK and on a drop, pkt->consumed says
- * how many slots to consume (and answer); on a fatal reason it is 0.
+ * after the first this backend accepts (<= XFAB_TX_FATAL_SLOTS - 1), and
+ * 'allow_ptr' whether this vif negotiated pointer slots (if not, one
+ * drops its packet). Returns XFAB_TX_OK or a reason. On OK and on a
+ * drop, pkt->consumed says how many slots to consume (and answer); on a
+ * fatal reason it is 0.
  */
 int xfab_tx_check(const union xfab_tx_slot *slots, u32 avail, u32 max_frags,
-		  struct xfab_tx_pkt *pkt);
+		  bool allow_ptr, struct xfab_tx_pkt *pkt);
 
 #endif /* XFAB_NETIF_H */

@@ -232,8 +232,9 @@ static int tx_gather(struct xfab_nb_queue *q, int max, u32 *nops)
 
 		if (tx_fetch(q, &avail) || !avail)
 			break;
+		/* no pointer mode yet: a pointer slot drops its packet */
 		err = xfab_tx_check(q->tx_slots, avail, XFAB_TX_FATAL_SLOTS - 1,
-				    &p->pkt);
+				    false, &p->pkt);
 		if (xfab_tx_err_fatal(err)) {
 			xfab_nb_tx_inc(q, txr_err[err]);
 			xfab_nb_fatal(q, xfab_tx_err_name(err));

@@ -41,9 +41,9 @@ static int netif_checks(void)
 
 	slots[0].req.gref = 100;
 	slots[0].req.size = 60;
-	bad += xfab_tx_check(slots, 1, 16, &pkt) != XFAB_TX_OK || pkt.consumed != 1;
+	bad += xfab_tx_check(slots, 1, 16, false, &pkt) != XFAB_TX_OK || pkt.consumed != 1;
 	slots[0].req.size = 10;
-	bad += xfab_tx_check(slots, 1, 16, &pkt) != XFAB_TX_RUNT;
+	bad += xfab_tx_check(slots, 1, 16, false, &pkt) != XFAB_TX_RUNT;
 	return bad;
 }
 

@@ -52,7 +52,7 @@ static int chain(int nfrags, u16 first_bytes)
 TEST(tx_single_slot_ok)
 {
 	req(0, 200, 64, XEN_NETTXF_csum_blank, 1514);
-	ASSERT_EQ(xfab_tx_check(s, 1, MAXF, &pkt), XFAB_TX_OK);
+	ASSERT_EQ(xfab_tx_check(s, 1, MAXF, false, &pkt), XFAB_TX_OK);
 	ASSERT_EQ(pkt.consumed, 1);
 	ASSERT_EQ(pkt.len, 1514);
 	ASSERT_EQ(pkt.first_len, 1514);
@@ -68,7 +68,7 @@ TEST(tx_frags_and_gso_extra_ok)
 	req(3, 102, 96, 0, 500);
 	/* slots past the packet must not matter */
 	req(4, 0, 4095, XEN_NETTXF_more_data, 0xffff);
-	ASSERT_EQ(xfab_tx_check(s, 5, MAXF, &pkt), XFAB_TX_OK);
+	ASSERT_EQ(xfab_tx_check(s, 5, MAXF, false, &pkt), XFAB_TX_OK);
 	ASSERT_EQ(pkt.consumed, 4);
 	ASSERT_EQ(pkt.ex.nr, 1);
 	ASSERT_EQ(pkt.nr_frags, 2);
@@ -82,51 +82,51 @@ TEST(tx_frags_and_gso_extra_ok)
 TEST(tx_drops_keep_the_chain_consumable)
 {
 	req(0, 100, 0, 0, XFAB_ETH_HLEN - 1);
-	ASSERT_EQ(xfab_tx_check(s, 1, MAXF, &pkt), XFAB_TX_RUNT);
+	ASSERT_EQ(xfab_tx_check(s, 1, MAXF, false, &pkt), XFAB_TX_RUNT);
 	ASSERT_EQ(pkt.consumed, 1);
 
 	chain(2, 200);
 	s[2].req.size = 0;
 	s[0].req.size -= 100;
-	ASSERT_EQ(xfab_tx_check(s, 3, MAXF, &pkt), XFAB_TX_ZERO_FRAG);
+	ASSERT_EQ(xfab_tx_check(s, 3, MAXF, false, &pkt), XFAB_TX_ZERO_FRAG);
 	ASSERT_EQ(pkt.consumed, 3);
 
 	chain(1, 200);
 	s[1].req.gref = GNTTAB_NR_RESERVED_ENTRIES - 1;
-	ASSERT_EQ(xfab_tx_check(s, 2, MAXF, &pkt), XFAB_TX_BAD_GREF);
+	ASSERT_EQ(xfab_tx_check(s, 2, MAXF, false, &pkt), XFAB_TX_BAD_GREF);
 	ASSERT_EQ(pkt.consumed, 2);
 
 	chain(MAXF + 1, 200);
-	ASSERT_EQ(xfab_tx_check(s, 64, MAXF, &pkt), XFAB_TX_TOO_MANY_FRAGS);
+	ASSERT_EQ(xfab_tx_check(s, 64, MAXF, false, &pkt), XFAB_TX_TOO_MANY_FRAGS);
 	ASSERT_EQ(pkt.consumed, MAXF + 2);
-	ASSERT_EQ(xfab_tx_check(s, 64, MAXF + 1, &pkt), XFAB_TX_OK);
+	ASSERT_EQ(xfab_tx_check(s, 64, MAXF + 1, false, &pkt), XFAB_TX_OK);
 }
 
 TEST(tx_zero_length_first_slot_dropped)
 {
 	chain(1, 0);
-	ASSERT_EQ(xfab_tx_check(s, 2, MAXF, &pkt), XFAB_TX_ZERO_FRAG);
+	ASSERT_EQ(xfab_tx_check(s, 2, MAXF, false, &pkt), XFAB_TX_ZERO_FRAG);
 }
 
 TEST(tx_fatal_chain_past_producer)
 {
 	int n = chain(3, 200);
 
-	ASSERT_EQ(xfab_tx_check(s, n - 1, MAXF, &pkt), XFAB_TX_INCOMPLETE);
+	ASSERT_EQ(xfab_tx_check(s, n - 1, MAXF, false, &pkt), XFAB_TX_INCOMPLETE);
 	ASSERT_EQ(pkt.consumed, 0);
-	ASSERT_EQ(xfab_tx_check(s, 0, MAXF, &pkt), XFAB_TX_INCOMPLETE);
+	ASSERT_EQ(xfab_tx_check(s, 0, MAXF, false, &pkt), XFAB_TX_INCOMPLETE);
 	req(0, 100, 0, XEN_NETTXF_extra_info, 100);
-	ASSERT_EQ(xfab_tx_check(s, 1, MAXF, &pkt), XFAB_TX_INCOMPLETE);
+	ASSERT_EQ(xfab_tx_check(s, 1, MAXF, false, &pkt), XFAB_TX_INCOMPLETE);
 	gso(1, XEN_NETIF_GSO_TYPE_TCPV4, 1448, true);
-	ASSERT_EQ(xfab_tx_check(s, 2, MAXF, &pkt), XFAB_TX_INCOMPLETE);
+	ASSERT_EQ(xfab_tx_check(s, 2, MAXF, false, &pkt), XFAB_TX_INCOMPLETE);
 }
 
 TEST(tx_fatal_slot_flood)
 {
 	chain(XFAB_TX_FATAL_SLOTS - 1, 200);
-	ASSERT_EQ(xfab_tx_check(s, 64, XFAB_TX_FATAL_SLOTS - 1, &pkt), XFAB_TX_OK);
+	ASSERT_EQ(xfab_tx_check(s, 64, XFAB_TX_FATAL_SLOTS - 1, false, &pkt), XFAB_TX_OK);
 	chain(XFAB_TX_FATAL_SLOTS, 200);
-	ASSERT_EQ(xfab_tx_check(s, 64, XFAB_TX_FATAL_SLOTS - 1, &pkt),
+	ASSERT_EQ(xfab_tx_check(s, 64, XFAB_TX_FATAL_SLOTS - 1, false, &pkt),
 		  XFAB_TX_SLOT_FLOOD);
 	ASSERT_EQ(pkt.consumed, 0);
 }
@@ -135,35 +135,35 @@ TEST(tx_fatal_cross_page_and_sizes)
 {
 	chain(1, 200);
 	s[1].req.offset = XFAB_PAGE_SIZE - 99;
-	ASSERT_EQ(xfab_tx_check(s, 2, MAXF, &pkt), XFAB_TX_CROSS_PAGE);
+	ASSERT_EQ(xfab_tx_check(s, 2, MAXF, false, &pkt), XFAB_TX_CROSS_PAGE);
 	chain(1, 200);
 	s[0].req.offset = XFAB_PAGE_SIZE - 199;
-	ASSERT_EQ(xfab_tx_check(s, 2, MAXF, &pkt), XFAB_TX_CROSS_PAGE);
+	ASSERT_EQ(xfab_tx_check(s, 2, MAXF, false, &pkt), XFAB_TX_CROSS_PAGE);
 	/* offset alone past the page, with a 0-byte slot */
 	req(0, 100, 0xffff, 0, 0);
-	ASSERT_EQ(xfab_tx_check(s, 1, MAXF, &pkt), XFAB_TX_CROSS_PAGE);
+	ASSERT_EQ(xfab_tx_check(s, 1, MAXF, false, &pkt), XFAB_TX_CROSS_PAGE);
 	/* fragments claim more bytes than the whole packet */
 	chain(2, 200);
 	s[0].req.size = 150;
-	ASSERT_EQ(xfab_tx_check(s, 3, MAXF, &pkt), XFAB_TX_SIZE_MISMATCH);
+	ASSERT_EQ(xfab_tx_check(s, 3, MAXF, false, &pkt), XFAB_TX_SIZE_MISMATCH);
 }
 
 TEST(tx_extras_bad_and_dup)
 {
 	req(0, 100, 0, XEN_NETTXF_extra_info, 100);
 	gso(1, XEN_NETIF_GSO_TYPE_TCPV4, 0, false);
-	ASSERT_EQ(xfab_tx_check(s, 2, MAXF, &pkt), XFAB_TX_GSO_ZERO);
+	ASSERT_EQ(xfab_tx_check(s, 2, MAXF, false, &pkt), XFAB_TX_GSO_ZERO);
 	gso(1, 77, 1448, false);
-	ASSERT_EQ(xfab_tx_check(s, 2, MAXF, &pkt), XFAB_TX_BAD_GSO_TYPE);
+	ASSERT_EQ(xfab_tx_check(s, 2, MAXF, false, &pkt), XFAB_TX_BAD_GSO_TYPE);
 	ASSERT_EQ(pkt.consumed, 2);
 	gso(1, XEN_NETIF_GSO_TYPE_TCPV6, 1448, true);
 	gso(2, XEN_NETIF_GSO_TYPE_TCPV6, 1448, false);
-	ASSERT_EQ(xfab_tx_check(s, 3, MAXF, &pkt), XFAB_TX_DUP_EXTRA);
+	ASSERT_EQ(xfab_tx_check(s, 3, MAXF, false, &pkt), XFAB_TX_DUP_EXTRA);
 	ASSERT_EQ(pkt.consumed, 3);
 	s[1].extra.type = XEN_NETIF_EXTRA_TYPE_NONE;
-	ASSERT_EQ(xfab_tx_check(s, 3, MAXF, &pkt), XFAB_TX_BAD_EXTRA);
+	ASSERT_EQ(xfab_tx_check(s, 3, MAXF, false, &pkt), XFAB_TX_BAD_EXTRA);
 	s[1].extra.type = XFAB_NETIF_EXTRA_TYPES;
-	ASSERT_EQ(xfab_tx_check(s, 3, MAXF, &pkt), XFAB_TX_BAD_EXTRA);
+	ASSERT_EQ(xfab_tx_check(s, 3, MAXF, false, &pkt), XFAB_TX_BAD_EXTRA);
 }
 
 TEST(tx_fatal_too_many_extras)
@@ -176,7 +176,7 @@ TEST(tx_fatal_too_many_extras)
 		s[i].extra.type = XEN_NETIF_EXTRA_TYPE_MCAST_ADD;
 		s[i].extra.flags = XEN_NETIF_EXTRA_FLAG_MORE;
 	}
-	ASSERT_EQ(xfab_tx_check(s, 64, MAXF, &pkt), XFAB_TX_BAD_EXTRA);
+	ASSERT_EQ(xfab_tx_check(s, 64, MAXF, false, &pkt), XFAB_TX_BAD_EXTRA);
 }
 
 TEST(tx_fatal_wins_over_earlier_drop)
@@ -184,8 +184,38 @@ TEST(tx_fatal_wins_over_earlier_drop)
 	chain(3, 200);
 	s[1].req.size = 0;		/* drop ... */
 	s[3].req.offset = 4095;		/* ... then fatal */
-	ASSERT_EQ(xfab_tx_check(s, 4, MAXF, &pkt), XFAB_TX_CROSS_PAGE);
+	ASSERT_EQ(xfab_tx_check(s, 4, MAXF, false, &pkt), XFAB_TX_CROSS_PAGE);
 	ASSERT_EQ(pkt.consumed, 0);
+}
+
+TEST(tx_pointer_slots_refused_unless_negotiated)
+{
+	int n = chain(2, 200);
+
+	s[1].req.flags |= XFAB_NETTXF_PTR;
+	ASSERT_EQ(xfab_tx_check(s, n, MAXF, false, &pkt), XFAB_TX_PTR_REFUSED);
+	ASSERT_EQ(pkt.consumed, n);	/* dropped whole, answered */
+	ASSERT_EQ(xfab_tx_check(s, n, MAXF, true, &pkt), XFAB_TX_OK);
+	ASSERT_EQ(pkt.ptr_mask, 2u);	/* the first frag */
+	s[0].req.flags |= XFAB_NETTXF_PTR;
+	s[2].req.flags |= XFAB_NETTXF_PTR;
+	ASSERT_EQ(xfab_tx_check(s, n, MAXF, true, &pkt), XFAB_TX_OK);
+	ASSERT_EQ(pkt.ptr_mask, 7u);
+	ASSERT_EQ(pkt.nr_frags, 2);
+}
+
+TEST(tx_pointer_slot_names_a_frame_not_a_grant)
+{
+	int n = chain(1, 200);
+
+	/* frame 3 is a frame; grant 3 is reserved */
+	s[1].req.gref = 3;
+	ASSERT_EQ(xfab_tx_check(s, n, MAXF, true, &pkt), XFAB_TX_BAD_GREF);
+	s[1].req.flags |= XFAB_NETTXF_PTR;
+	ASSERT_EQ(xfab_tx_check(s, n, MAXF, true, &pkt), XFAB_TX_OK);
+	/* the page bound holds for pointer slots too: fatal */
+	s[1].req.offset = 4000;
+	ASSERT_EQ(xfab_tx_check(s, n, MAXF, true, &pkt), XFAB_TX_CROSS_PAGE);
 }
 
 TEST(tx_err_names_unique)
@@ -225,7 +255,7 @@ TEST(tx_random_chains_keep_invariants)
 				s[i].extra.type = (u8)((x >> 30) % 7);
 		}
 		avail = (u32)(x >> 8) % (XFAB_TX_MAX_CHAIN + 2);
-		err = xfab_tx_check(s, avail, MAXF, &pkt);
+		err = xfab_tx_check(s, avail, MAXF, false, &pkt);
 		ASSERT_TRUE(err >= 0 && err < XFAB_TX_NR_ERRS);
 		if (xfab_tx_err_fatal(err)) {
 			ASSERT_EQ(pkt.consumed, 0);
