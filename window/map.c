@@ -20,34 +20,36 @@
 /* mmu_update requests per hypercall: 8 KiB of them. */
 #define MAP_BATCH 512
 
-int xfab_wn_domctl(u16 domid, struct xfab_group_op *op)
+/* Domctl @cmd on @domid: @len bytes of payload @u go in and come back. */
+static int domctl(u32 cmd, u16 domid, void *u, size_t len)
 {
 	struct xfab_domctl *dc = kmalloc(sizeof(*dc), GFP_KERNEL);
 	int rc;
 
 	if (!dc)
 		return -ENOMEM;
-	xfab_group_domctl(dc, domid, op);
+	xfab_domctl_init(dc, cmd, domid);
+	memcpy(&dc->u, u, len);
 	rc = _hypercall1(int, domctl, dc);
 	if (!rc)
-		*op = dc->u.group;
+		memcpy(u, &dc->u, len);
 	kfree(dc);
 	return rc;
+}
+
+int xfab_wn_domctl(u16 domid, struct xfab_group_op *op)
+{
+	return domctl(XFAB_DOMCTL_APPLIANCE_GROUP, domid, op, sizeof(*op));
 }
 
 /* -EOPNOTSUPP if @peer is HVM or PVH: it has no machine frames to map. */
 static int peer_is_pv(u16 peer)
 {
-	struct xfab_domctl *dc = kmalloc(sizeof(*dc), GFP_KERNEL);
-	int rc;
+	struct xfab_dominfo info = { 0 };
+	int rc = domctl(XFAB_DOMCTL_GETDOMAININFO, peer, &info, sizeof(info));
 
-	if (!dc)
-		return -ENOMEM;
-	xfab_domctl_init(dc, XFAB_DOMCTL_GETDOMAININFO, peer);
-	rc = _hypercall1(int, domctl, dc);
-	if (!rc && (dc->u.info.flags & XFAB_DOMINF_HVM))
+	if (!rc && (info.flags & XFAB_DOMINF_HVM))
 		rc = -EOPNOTSUPP;
-	kfree(dc);
 	return rc;
 }
 
