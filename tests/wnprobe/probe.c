@@ -43,6 +43,7 @@ static unsigned int n_wanted;
 struct probe {
 	const char *name;
 	int (*run)(char *arg, char *out);
+	void (*show)(char *out);	/* refresh out at each read, if set */
 	char out[OUT_LEN];
 };
 
@@ -239,7 +240,7 @@ static int bench(char *arg, char *out)
 static struct probe probes[] = {
 	{ .name = "scan", .run = scan },
 	{ .name = "poke", .run = write_through },
-	{ .name = "hold", .run = hold },
+	{ .name = "hold", .run = hold, .show = hold_show },
 	{ .name = "want", .run = probe_want },
 	{ .name = "unwant", .run = probe_unwant },
 	{ .name = "bench", .run = bench },
@@ -272,8 +273,8 @@ static ssize_t probe_read(struct file *f, char __user *ubuf, size_t len,
 	ssize_t rc;
 
 	mutex_lock(&lock);
-	if (pr->run == hold && !*pos)
-		hold_show(pr->out);
+	if (pr->show && !*pos)
+		pr->show(pr->out);
 	rc = simple_read_from_buffer(ubuf, len, pos, pr->out, strlen(pr->out));
 	mutex_unlock(&lock);
 	return rc;
