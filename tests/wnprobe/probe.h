@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * xfab_wnprobe: the testbed's probes of xfab_window, through the same
- * datapath API (window/xfab_wn.h) the drivers use. Never installed.
+ * datapath API (common/xfab_wn.h) the drivers use. Never installed.
  *
  *   probe.c  debugfs: scan, poke, hold, and the files of bench.c
  *   bench.c  a window read against a grant copy of the same bytes
