@@ -170,4 +170,38 @@ xfab_alloc_disk(struct blk_mq_tag_set *set, const struct xfab_disk_limits *l,
 #endif
 #endif /* XFAB_COMPAT_BLKFRONT */
 
+/*
+ * An skb's zerocopy completion (xfab_netback's pointer mode, which
+ * defines XFAB_COMPAT_ZCOPY): a callback in struct ubuf_info before
+ * 6.10, a table of operations from 6.10 on, with the same prototype.
+ * No macro names the change, so the version decides. XFAB_ZCOPY_DEFINE
+ * makes name_set() (point an ubuf_info at fn) and name_is() (is this
+ * ubuf_info ours?).
+ */
+#ifdef XFAB_COMPAT_ZCOPY
+#include <linux/skbuff.h>
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#define XFAB_ZCOPY_DEFINE(name, fn)					\
+	static const struct ubuf_info_ops name = { .complete = fn };	\
+	static inline void name##_set(struct ubuf_info *u)		\
+	{								\
+		u->ops = &name;						\
+	}								\
+	static inline bool name##_is(const struct ubuf_info *u)	\
+	{								\
+		return u->ops == &name;					\
+	}
+#else
+#define XFAB_ZCOPY_DEFINE(name, fn)					\
+	static inline void name##_set(struct ubuf_info *u)		\
+	{								\
+		u->callback = fn;					\
+	}								\
+	static inline bool name##_is(const struct ubuf_info *u)	\
+	{								\
+		return u->callback == fn;				\
+	}
+#endif
+#endif /* XFAB_COMPAT_ZCOPY */
+
 #endif /* XFAB_COMPAT_H */
