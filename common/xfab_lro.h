@@ -42,7 +42,10 @@ enum xfab_lro_why {
 	 * CWR, AE or no ACK (FLAGS); no payload, a pure ACK (NO_DATA); a
 	 * checksum neither partial nor validated (CSUM); a GSO packet with
 	 * more than gso_size bytes of payload, i.e. more than one wire
-	 * segment (MULTI_SEG); IP length past the device's MTU (MTU).
+	 * segment (MULTI_SEG); IP length past the device's MTU (MTU); the
+	 * caller's own reason, a packet sent by reference, whose window
+	 * pages the stack copies only on the head skb, never on a frag_list
+	 * (BY_REF).
 	 */
 	XFAB_LRO_NOT_TCP,
 	XFAB_LRO_BAD_HDR,
@@ -51,6 +54,7 @@ enum xfab_lro_why {
 	XFAB_LRO_CSUM,
 	XFAB_LRO_MULTI_SEG,
 	XFAB_LRO_MTU,
+	XFAB_LRO_BY_REF,
 	/*
 	 * It cannot join the merge in progress: another flow (FLOW); the
 	 * last segment was short or pushed (CLOSED); not the next byte
