@@ -14,6 +14,8 @@
  *                a mapped pool)
  *   rxhold.c     copied packets kept until the guest took them
  *   lro.c        guest TX segments of one flow merged before the stack
+ *   ptr.c        pointer mode: guest TX slots read through xfab_window,
+ *                answered when the stack lets go; the exits that copy
  *   stats.c      ethtool -S and the debugfs ring dump
  *   core.c       this module's copy of the OS-neutral core (common/)
  *
@@ -50,6 +52,7 @@
 #include "xfab_lro.h"
 #include "xfab_poll.h"
 #include "xfab_kpoll.h"
+#include "xfab_wn.h"
 
 /* One page per ring: netif has no multi-page rings. */
 #define XFAB_NB_TX_RING_SIZE __CONST_RING_SIZE(xen_netif_tx, XEN_PAGE_SIZE)
@@ -89,6 +92,8 @@ extern unsigned int xfab_nb_kick_us;
 /* The largest kick_us (module parameter or ethtool -C tx-usecs). */
 #define XFAB_NB_KICK_MAX_US 10000
 
+extern bool xfab_nb_ptr;
+extern unsigned int xfab_nb_ptr_slots;
 extern unsigned int xfab_nb_max_queues;
 extern unsigned int xfab_nb_rx_backlog;
 extern unsigned int xfab_nb_rx_hold_max;
@@ -128,6 +133,13 @@ struct xfab_nb_stats {
 	u64_stats_t txr_lro_stop[XFAB_LRO_NR_WHY];	/* by xfab_lro_why */
 	u64_stats_t txr_polls, txr_poll_found, txr_poll_empty;	/* in-ring */
 	u64_stats_t txr_poll_cut;	/* NAPI rounds that spun their bound */
+	/* pointer mode (ptr.c) */
+	u64_stats_t txr_ptr_packets, txr_ptr_bytes;	/* sent by reference */
+	u64_stats_t txr_ptr_late_done;	/* answered once the stack let go */
+	u64_stats_t txr_ptr_stack_copied;	/* of those: the stack copied */
+	u64_stats_t txr_ptr_fallback;	/* copied out of the window here */
+	u64_stats_t txr_ptr_no_window;	/* dropped: no window over the peer */
+	u64_stats_t txr_ptr_bad_span;	/* dropped: a frame it does not map */
 	struct u64_stats_sync rx_sync;
 	u64_stats_t rxr_packets, rxr_bytes, rxr_slots, rxr_gso;
 	u64_stats_t rxr_drop_copy, rxr_kicks;
@@ -146,6 +158,8 @@ struct xfab_nb_stats {
 	atomic64_t rxr_hold_taken;	/* freed held: the guest took them */
 	atomic64_t rxr_hold_over;	/* freed held: more than rx_hold */
 	atomic64_t rxr_hold_timeout;	/* freed held: the guest took long */
+	atomic64_t txr_ptr_exit_copies;	/* by reference, copied at an exit */
+	atomic64_t txr_ptr_exit_drops;	/* that copy failed: dropped */
 	atomic64_t dbg_pokes;		/* debugfs writes (EOI + look) */
 	atomic64_t fatal;		/* a peer error disabled the vif */
 	atomic64_t pool_fail;		/* a pool that would not map: off */
@@ -166,10 +180,15 @@ struct xfab_nb_stats {
 #define XFAB_NB_EOI_TX 1
 #define XFAB_NB_EOI_RX 2
 
+struct xfab_nb_ptr_pkt;
+
 /* A guest packet between "copies planned" and "copies done". */
 struct xfab_nb_txp {
 	struct sk_buff *skb;
 	struct xfab_tx_pkt pkt;
+	/* pointer mode: the packet's window, and its late answer (or NULL) */
+	struct xfab_wn *wn;
+	struct xfab_nb_ptr_pkt *pp;
 	u16 ids[XFAB_TX_MAX_CHAIN];	/* request id per consumed slot */
 	u8 is_data[XFAB_TX_MAX_CHAIN];
 	u16 op_first, op_count;
@@ -255,6 +274,7 @@ struct xfab_nb_queue {
 	bool tx_throttled;		/* waiting for rate_timer */
 	struct xfab_nb_lro lro;
 	bool tx_polling;		/* an xfab frontend: poll its TX ring */
+	struct xfab_nb_ptr *ptr;	/* pointer mode's pending packets, or NULL */
 	struct xfab_poll tx_poll;	/* NAPI only */
 
 	/* RX ring (worker) */
@@ -298,6 +318,7 @@ struct xfab_nb_vif {
 	bool split_evtchn;
 	bool can_sg, gso_v4, gso_v6, ip_csum, ipv6_csum;
 	bool disabled;			/* a fatal error disabled the vif */
+	bool ptr;			/* both sides said xfab-ptr (pointer mode) */
 	u64 rate_bytes, rate_usec;	/* the toolstack's "rate"; 0: none */
 	/* in-ring polling of the TX rings (ethtool -C rx-usecs, adaptive-rx) */
 	u32 poll_ns;
@@ -331,6 +352,35 @@ void xfab_nb_queue_disconnect(struct xfab_nb_queue *q);
 void xfab_nb_vif_carrier(struct xfab_nb_vif *vif, bool on);
 void xfab_nb_fatal(struct xfab_nb_queue *q, const char *why);
 void xfab_nb_eoi(struct xfab_nb_queue *q, int bit);
+bool xfab_nb_is_vif(const struct net_device *dev);
+
+/*
+ * xfab_window's API, reached by symbol_get(): this module loads without
+ * it, and holds its symbols while it uses them.
+ */
+struct xfab_nb_wnops {
+	typeof(&xfab_wn_want) want;
+	typeof(&xfab_wn_unwant) unwant;
+	typeof(&xfab_wn_get) get;
+	typeof(&xfab_wn_put) put;
+	typeof(&xfab_wn_page) page;
+};
+
+/* ptr.c */
+int xfab_nb_ptr_init(void);
+void xfab_nb_ptr_exit(void);
+bool xfab_nb_ptr_offer(struct xfab_nb_wnops *wn);
+void xfab_nb_ptr_unoffer(struct xfab_nb_wnops *wn);
+int xfab_nb_ptr_want(struct xfab_nb_wnops *wn, domid_t peer);
+int xfab_nb_ptr_attach(struct xfab_nb_queue *q);
+void xfab_nb_ptr_detach(struct xfab_nb_queue *q);
+int xfab_nb_ptr_packet(struct xfab_nb_queue *q, struct xfab_nb_txp *p,
+		       u32 ns, void **va);
+void xfab_nb_ptr_copied(struct xfab_nb_queue *q, struct xfab_nb_txp *p);
+void xfab_nb_ptr_hand_up(struct xfab_nb_txp *p);
+void xfab_nb_ptr_reap(struct xfab_nb_queue *q);
+bool xfab_nb_ptr_skb(struct sk_buff *skb);
+int xfab_nb_ptr_contexts(void);
 
 /* pool.c */
 int xfab_nb_pool_map(struct xfab_nb_queue *q, struct xfab_nb_pool *p,
@@ -340,6 +390,7 @@ u32 xfab_nb_pool_budget_held(void);
 
 /* tx.c */
 int xfab_nb_tx_poll(struct napi_struct *napi, int budget);
+void xfab_nb_tx_respond(struct xfab_nb_queue *q, u16 id, s16 status);
 bool xfab_nb_tx_has_work(struct xfab_nb_queue *q);
 void xfab_nb_rate_timer(struct timer_list *t);
 

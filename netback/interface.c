@@ -251,6 +251,8 @@ void xfab_nb_queue_disconnect(struct xfab_nb_queue *q)
 		netif_napi_del(&q->napi);
 		q->napi_added = false;
 	}
+	/* no completion reaches the queue from here (NAPI is stopped) */
+	xfab_nb_ptr_detach(q);
 	/* the stall purge queues the worker: stop it first */
 	cancel_delayed_work_sync(&q->rx_stall);
 	cancel_work_sync(&q->rx_work);
@@ -359,6 +361,12 @@ static const struct net_device_ops nb_netdev_ops = {
 	.ndo_set_mac_address = eth_mac_addr,
 	.ndo_validate_addr = eth_validate_addr,
 };
+
+/* One of ours? (ptr.c: an exit toward our vif needs no copy there.) */
+bool xfab_nb_is_vif(const struct net_device *dev)
+{
+	return dev->netdev_ops == &nb_netdev_ops;
+}
 
 static void nb_queue_init(struct xfab_nb_vif *vif, unsigned int i)
 {

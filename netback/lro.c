@@ -58,6 +58,8 @@ static int nb_lro_parse(struct xfab_nb_queue *q, struct sk_buff *skb,
 
 	if (skb_has_frag_list(skb) || skb_cloned(skb))
 		return XFAB_LRO_NOT_TCP;
+	if (skb_zcopy(skb))
+		return XFAB_LRO_BY_REF;
 	return xfab_lro_parse(&p, s);
 }
 

@@ -158,6 +158,27 @@ unsigned int xfab_nb_kick_us;
 module_param_named(kick_us, xfab_nb_kick_us, uint, 0644);
 MODULE_PARM_DESC(kick_us, "Least time between RX notifications of a guest for new vifs, us (default 0: at once; at most 10000)");
 
+/*
+ * Pointer mode (ptr.c, docs/pointer-mode.md): an appliance-group member
+ * sends TX slots by machine frame, read through xfab_window with no copy.
+ * Offered to new vifs whose peer the window may map; off to compare with
+ * pool mode, or to keep dom0 from mapping members' memory at all.
+ */
+bool xfab_nb_ptr = true;
+module_param_named(ptr, xfab_nb_ptr, bool, 0644);
+MODULE_PARM_DESC(ptr, "Offer pointer mode (TX read through xfab_window, no copy) to appliance-group members, for new vifs (default Y; needs xfab_window loaded)");
+
+/*
+ * A slot sent by reference stays unanswered until dom0's stack lets go of
+ * its pages, and the guest cannot reuse its ring slot meanwhile. Past this
+ * many waiting slots per queue, packets are copied and answered at once,
+ * so a packet stuck in some queue of dom0 cannot stall the guest's ring
+ * (256 slots).
+ */
+unsigned int xfab_nb_ptr_slots = 128;
+module_param_named(ptr_slots, xfab_nb_ptr_slots, uint, 0644);
+MODULE_PARM_DESC(ptr_slots, "TX slots per queue that may wait for the stack in pointer mode before packets are copied (default 128; 0 copies all)");
+
 struct workqueue_struct *xfab_nb_wq;
 struct dentry *xfab_nb_debugfs;
 struct xfab_nb_totals xfab_nb_totals;
@@ -206,7 +227,13 @@ static int __init xfab_nb_init(void)
 		return -ENOMEM;
 	xfab_nb_debugfs = debugfs_create_dir("xfab_netback", NULL);
 	xfab_nb_debugfs_summary();
-	err = xfab_nb_xenbus_register();
+	/* the exits that copy are there before any packet by reference */
+	err = xfab_nb_ptr_init();
+	if (!err) {
+		err = xfab_nb_xenbus_register();
+		if (err)
+			xfab_nb_ptr_exit();
+	}
 	if (err) {
 		debugfs_remove_recursive(xfab_nb_debugfs);
 		destroy_workqueue(xfab_nb_wq);
@@ -217,6 +244,7 @@ static int __init xfab_nb_init(void)
 static void __exit xfab_nb_exit(void)
 {
 	xfab_nb_xenbus_unregister();
+	xfab_nb_ptr_exit();
 	debugfs_remove_recursive(xfab_nb_debugfs);
 	destroy_workqueue(xfab_nb_wq);
 }

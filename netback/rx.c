@@ -108,6 +108,16 @@ netdev_tx_t xfab_nb_start_xmit(struct sk_buff *skb, struct net_device *dev)
 		atomic64_inc(&q->st.rxr_drop_nomem);
 		goto drop;
 	}
+	/*
+	 * Pages another guest sent by reference (pointer mode) have no
+	 * frame of their own to grant-copy from: a queue without an RX pool
+	 * (a stock frontend) gets a copy. Into a pool, memcpy reads them.
+	 */
+	if (!q->rx_pool.n && xfab_nb_ptr_skb(skb) &&
+	    skb_copy_ubufs(skb, GFP_ATOMIC)) {
+		atomic64_inc(&q->st.rxr_drop_nomem);
+		goto drop;
+	}
 	if (!rx_skb_ok(skb)) {
 		atomic64_inc(&q->st.rxr_drop_big);
 		goto drop;

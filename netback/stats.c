@@ -27,6 +27,10 @@ static const struct xfab_stat nb_fixed[] = {
 	NB_TX(txr_lro_out), NB_TX(txr_lro_segs),
 	NB_TX(txr_polls), NB_TX(txr_poll_found), NB_TX(txr_poll_empty),
 	NB_TX(txr_poll_cut),
+	NB_TX(txr_ptr_packets), NB_TX(txr_ptr_bytes), NB_TX(txr_ptr_late_done),
+	NB_TX(txr_ptr_stack_copied), NB_TX(txr_ptr_fallback),
+	NB_TX(txr_ptr_no_window), NB_TX(txr_ptr_bad_span),
+	NB_AT(txr_ptr_exit_copies), NB_AT(txr_ptr_exit_drops),
 	NB_AT(dbg_pokes),
 	NB_RX(rxr_packets), NB_RX(rxr_bytes), NB_RX(rxr_slots),
 	NB_RX(rxr_gso), NB_AT(rxr_drop_backlog), NB_AT(rxr_drop_down),
@@ -281,13 +285,13 @@ void xfab_nb_debugfs_del(struct xfab_nb_queue *q)
 
 static int nb_summary_show(struct seq_file *m, void *unused)
 {
-	seq_printf(m, "vifs %d\nqueues_connected %d\nrings_mapped %d\nirqs_bound %d\npool_pages %d\npool_grants %u\n",
+	seq_printf(m, "vifs %d\nqueues_connected %d\nrings_mapped %d\nirqs_bound %d\npool_pages %d\npool_grants %u\nptr_contexts %d\n",
 		   atomic_read(&xfab_nb_totals.vifs),
 		   atomic_read(&xfab_nb_totals.queues_connected),
 		   atomic_read(&xfab_nb_totals.rings_mapped),
 		   atomic_read(&xfab_nb_totals.irqs_bound),
 		   atomic_read(&xfab_nb_totals.pool_pages),
-		   xfab_nb_pool_budget_held());
+		   xfab_nb_pool_budget_held(), xfab_nb_ptr_contexts());
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(nb_summary);

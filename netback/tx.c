@@ -9,7 +9,9 @@
  * finished, since the answer lets the guest reuse the page.
  *
  * One copy per byte either way; the split into gather / copy / deliver
- * keeps the choice of how to copy inside tx_plan_packet(). Delivered
+ * keeps the choice of how to copy inside tx_build(). A packet with
+ * pointer slots (pointer mode, ptr.c) goes up with no copy at all when
+ * it can, its data slots answered once the stack let go. Delivered
  * packets go through lro.c, which merges a poll's consecutive segments
  * of one TCP flow before the stack sees them.
  */
@@ -25,7 +27,7 @@ bool xfab_nb_tx_has_work(struct xfab_nb_queue *q)
 	return READ_ONCE(q->tx.sring->req_prod) != q->tx.req_cons;
 }
 
-static void tx_respond(struct xfab_nb_queue *q, u16 id, s16 status)
+void xfab_nb_tx_respond(struct xfab_nb_queue *q, u16 id, s16 status)
 {
 	struct xen_netif_tx_response *rsp;
 
@@ -35,15 +37,21 @@ static void tx_respond(struct xfab_nb_queue *q, u16 id, s16 status)
 	q->tx.rsp_prod_pvt++;
 }
 
-/* One answer per consumed slot; extras get the NULL status. */
+/*
+ * One answer per consumed slot; extras get the NULL status. A packet
+ * sent by reference (p->pp) has its data slots answered later, by ptr.c.
+ */
 static void tx_answer(struct xfab_nb_queue *q, struct xfab_nb_txp *p,
 		      s16 status)
 {
 	unsigned int i;
 
-	for (i = 0; i < p->pkt.consumed; i++)
-		tx_respond(q, p->ids[i],
-			   p->is_data[i] ? status : XEN_NETIF_RSP_NULL);
+	for (i = 0; i < p->pkt.consumed; i++) {
+		if (!p->is_data[i])
+			xfab_nb_tx_respond(q, p->ids[i], XEN_NETIF_RSP_NULL);
+		else if (!p->pp)
+			xfab_nb_tx_respond(q, p->ids[i], status);
+	}
 }
 
 /* Our destination pieces: the skb head, then whole pages as frags. */
@@ -80,7 +88,10 @@ static struct sk_buff *tx_alloc_skb(struct xfab_nb_queue *q, u32 len,
 	return skb;
 }
 
-/* The guest's pieces: the first slot's bytes, then each data slot. */
+/*
+ * The guest's pieces: the first slot's bytes, then each data slot (so
+ * piece i is pointer slot i when bit i of pkt->ptr_mask is set).
+ */
 static u32 tx_src_segs(struct xfab_nb_queue *q, const struct xfab_tx_pkt *pkt)
 {
 	const struct xen_netif_tx_request *r = &q->tx_slots[0].req;
@@ -109,18 +120,20 @@ static void tx_pool_copy(struct xfab_nb_queue *q, const struct xfab_copy_op *c,
 	q->tx_pool_bytes += c->len;
 }
 
-/* Plan the copies of a validated packet into the batch at *nops. */
+/*
+ * Plan the copies of a validated packet's ns pieces into the batch at
+ * *nops: with memcpy from va[i] when a piece is mapped (a pool page, a
+ * window page), by grant copy when va[i] is NULL.
+ */
 static int tx_plan_packet(struct xfab_nb_queue *q, struct xfab_nb_txp *p,
-			  u32 *nops)
+			  u32 ns, void **va, u32 *nops)
 {
-	void *pool_va[XFAB_TX_FATAL_SLOTS];	/* per slot: NULL, a grant */
-	u32 ns, nd, i, k = 0;
+	u32 nd, i, k = 0;
 	int n;
 
 	p->skb = tx_alloc_skb(q, p->pkt.len, &nd);
 	if (!p->skb)
 		return -ENOMEM;
-	ns = tx_src_segs(q, &p->pkt);
 	n = xfab_copy_zip(q->tx_src, ns, q->tx_dst, nd, q->tx_plan,
 			  XFAB_NB_MAX_OPS - *nops);
 	if (n < 0) {
@@ -128,16 +141,13 @@ static int tx_plan_packet(struct xfab_nb_queue *q, struct xfab_nb_txp *p,
 		p->skb = NULL;
 		return n;
 	}
-	/* once per slot; a slot's bytes may take several pieces */
-	for (i = 0; i < ns; i++)
-		pool_va[i] = xfab_nb_pool_va(&q->tx_pool, q->tx_src[i].page);
 	p->op_first = *nops;
 	for (i = 0; i < n; i++) {
 		const struct xfab_copy_op *c = &q->tx_plan[i];
 		struct gnttab_copy *op;
 
-		if (pool_va[c->si]) {
-			tx_pool_copy(q, c, pool_va[c->si]);
+		if (va[c->si]) {
+			tx_pool_copy(q, c, va[c->si]);
 			continue;
 		}
 		op = &q->tx_ops[*nops + k++];
@@ -154,6 +164,33 @@ static int tx_plan_packet(struct xfab_nb_queue *q, struct xfab_nb_txp *p,
 	p->op_count = k;
 	*nops += k;
 	return 0;
+}
+
+/*
+ * A validated packet into p->skb: by reference (ptr.c), or copied. Only
+ * granted pieces are looked up in the pool: a pointer slot's "gref" is
+ * a frame number, which may equal some pool reference. -EPROTO: dropped
+ * and counted by ptr.c.
+ */
+static int tx_build(struct xfab_nb_queue *q, struct xfab_nb_txp *p, u32 *nops)
+{
+	void *va[XFAB_TX_FATAL_SLOTS];
+	u32 ns = tx_src_segs(q, &p->pkt), i;
+	int rc;
+
+	/* once per slot; a slot's bytes may take several pieces */
+	for (i = 0; i < ns; i++)
+		va[i] = p->pkt.ptr_mask & BIT(i) ? NULL :
+			xfab_nb_pool_va(&q->tx_pool, q->tx_src[i].page);
+	if (!p->pkt.ptr_mask)
+		return tx_plan_packet(q, p, ns, va, nops);
+	rc = xfab_nb_ptr_packet(q, p, ns, va);
+	if (rc <= 0)
+		return rc;
+	/* memcpy out of the window now: it may go after planning */
+	rc = tx_plan_packet(q, p, ns, va, nops);
+	xfab_nb_ptr_copied(q, p);
+	return rc;
 }
 
 /* Copy the next packet's slots out of the shared ring, each once. */
@@ -232,9 +269,9 @@ static int tx_gather(struct xfab_nb_queue *q, int max, u32 *nops)
 
 		if (tx_fetch(q, &avail) || !avail)
 			break;
-		/* no pointer mode yet: a pointer slot drops its packet */
+		/* without pointer mode, a pointer slot drops its packet */
 		err = xfab_tx_check(q->tx_slots, avail, XFAB_TX_FATAL_SLOTS - 1,
-				    false, &p->pkt);
+				    q->ptr, &p->pkt);
 		if (xfab_tx_err_fatal(err)) {
 			xfab_nb_tx_inc(q, txr_err[err]);
 			xfab_nb_fatal(q, xfab_tx_err_name(err));
@@ -246,10 +283,16 @@ static int tx_gather(struct xfab_nb_queue *q, int max, u32 *nops)
 		q->tx.req_cons += p->pkt.consumed;
 		xfab_nb_tx_add(q, txr_slots, p->pkt.consumed);
 		p->skb = NULL;
-		if (err)
+		p->pp = NULL;
+		p->wn = NULL;
+		if (err) {
 			xfab_nb_tx_inc(q, txr_err[err]);
-		else if (tx_plan_packet(q, p, nops))
-			xfab_nb_tx_inc(q, txr_drop_nomem);
+		} else {
+			err = tx_build(q, p, nops);
+			/* ptr.c counts its own drops */
+			if (err && err != -EPROTO)
+				xfab_nb_tx_inc(q, txr_drop_nomem);
+		}
 		n++;
 	}
 	return n;
@@ -310,6 +353,9 @@ static void tx_deliver(struct xfab_nb_queue *q, int n)
 			tx_answer(q, p, XEN_NETIF_RSP_ERROR);
 			continue;
 		}
+		/* by reference: from here, freeing the skb answers the slots */
+		if (p->pp)
+			xfab_nb_ptr_hand_up(p);
 		if (!tx_copies_ok(q, p)) {
 			xfab_nb_tx_inc(q, txr_drop_copy);
 			tx_answer(q, p, XEN_NETIF_RSP_ERROR);
@@ -453,6 +499,9 @@ int xfab_nb_tx_poll(struct napi_struct *napi, int budget)
 
 	/* the guest's packets (its ACKs) follow what it took from us */
 	xfab_nb_rx_hold_done(q);
+	/* and its pages come back as soon as the stack let go of them */
+	xfab_nb_ptr_reap(q);
+	tx_publish(q);
 	xfab_nb_lro_begin(q);
 	while (done < budget && q->connected && !q->broken &&
 	       !READ_ONCE(q->tx_throttled)) {
@@ -468,6 +517,7 @@ int xfab_nb_tx_poll(struct napi_struct *napi, int budget)
 			gnttab_batch_copy(q->tx_ops, nops);
 		tx_count_copies(q, nops);
 		tx_deliver(q, n);
+		xfab_nb_ptr_reap(q);
 		tx_publish(q);
 		done += n;
 	}

@@ -28,6 +28,10 @@ struct nb_backend {
 	bool hotplug_watching;
 	bool hotplug_done;
 	char *script;
+	/* pointer mode: offered (xfab_window held), and this connect's window */
+	bool ptr_offered;
+	bool ptr_wanted;
+	struct xfab_nb_wnops wn;
 };
 
 static void nb_publish(struct nb_backend *be, enum xenbus_state s)
@@ -192,6 +196,15 @@ static int fe_queue_connect(struct nb_backend *be, struct xfab_nb_queue *q,
 	fe_queue_pool(be, q, dir, "rx", &q->rx_pool, false);
 	/* a frontend that publishes pools is xfab: its TX ring is polled */
 	q->tx_polling = q->tx_pool.n || q->rx_pool.n;
+	if (be->vif->ptr) {
+		err = xfab_nb_ptr_attach(q);
+		if (err) {
+			xenbus_dev_fatal(be->xdev, err,
+					 "queue %u: pointer mode (is xfab_window still loaded?)",
+					 q->id);
+			return err;
+		}
+	}
 	err = xfab_nb_queue_connect(q, tx_ref, rx_ref, tx_ev, rx_ev);
 	/* One line per queue: what a stalled queue is bound to, for diag. */
 	if (!err)
@@ -202,6 +215,49 @@ static int fe_queue_connect(struct nb_backend *be, struct xfab_nb_queue *q,
 				 "mapping rings %u/%u, binding channels %u/%u of %s",
 				 tx_ref, rx_ref, tx_ev, rx_ev, dir);
 	return err;
+}
+
+/*
+ * Pointer mode if we offered it and the frontend took it (xfab-ptr): the
+ * window over the frontend is asked for now, when the toolstack has made
+ * it a group member. A frontend that asks though xfab_window may not map
+ * it fails the connect with the reason: its pointer slots could only be
+ * dropped. A window that is slow to come leaves the mode on: pointer
+ * slots are dropped and counted (txr_ptr_no_window) until it is there,
+ * never read from anywhere else.
+ */
+static int fe_ptr(struct nb_backend *be)
+{
+	struct xfab_nb_vif *vif = be->vif;
+	int err;
+
+	vif->ptr = be->ptr_offered && fe_flag(be, "xfab-ptr", 0);
+	if (!vif->ptr)
+		return 0;
+	err = xfab_nb_ptr_want(&be->wn, vif->domid);
+	be->ptr_wanted = !err || err == -ETIMEDOUT;	/* asked, if slow */
+	if (err == -ETIMEDOUT) {
+		dev_warn(&be->xdev->dev, "pointer mode: no window over domain %u yet; its pointer slots are dropped until there is one (txr_ptr_no_window)\n",
+			 vif->domid);
+		return 0;
+	}
+	if (err) {
+		xenbus_dev_fatal(be->xdev, err, "frontend asks for pointer mode (xfab-ptr), but xfab_window may not map domain %u (is it a live PV member of a group?)",
+				 vif->domid);
+		vif->ptr = false;
+		return err;
+	}
+	dev_info(&be->xdev->dev, "pointer mode: TX read through the window over domain %u\n",
+		 vif->domid);
+	return 0;
+}
+
+/* The end of this connect's pointer mode: the window may go. */
+static void fe_ptr_end(struct nb_backend *be)
+{
+	if (be->ptr_wanted)
+		be->wn.unwant(be->xdev->otherend_id);
+	be->ptr_wanted = false;
 }
 
 static void nb_disconnect(struct nb_backend *be)
@@ -216,6 +272,8 @@ static void nb_disconnect(struct nb_backend *be)
 	for (i = 0; i < vif->nr_alloc; i++)
 		xfab_nb_queue_disconnect(&vif->queues[i]);
 	vif->num_queues = 0;
+	vif->ptr = false;
+	fe_ptr_end(be);
 }
 
 /* Apply what the frontend can receive to the net_device. */
@@ -244,6 +302,11 @@ static int nb_connect(struct nb_backend *be)
 	if (err)
 		return err;
 	nb_apply_features(vif, nq);
+	err = fe_ptr(be);
+	if (err) {
+		fe_ptr_end(be);
+		return err;
+	}
 	vif->split_evtchn = false;
 	vif->disabled = false;
 	vif->pool_refusal_logged = false;
@@ -349,8 +412,8 @@ static int nb_uevent(XFAB_XENBUS_UEVENT_CONST struct xenbus_device *xdev,
 /* What we offer, for xfab_xs_write(): one transaction. */
 static int nb_features(struct xenbus_transaction t, void *arg)
 {
-	struct xenbus_device *xdev = arg;
-	const char *node = xdev->nodename;
+	struct nb_backend *be = arg;
+	const char *node = be->xdev->nodename;
 
 	return xenbus_printf(t, node, "feature-sg", "1") ?:
 	       xenbus_printf(t, node, "feature-gso-tcpv4", "1") ?:
@@ -365,6 +428,8 @@ static int nb_features(struct xenbus_transaction t, void *arg)
 			     xfab_nb_pool_pages ? 1 : 0) ?:
 	       xenbus_printf(t, node, "xfab-pool-max-pages", "%u",
 			     xfab_nb_pool_pages) ?:
+	       xenbus_printf(t, node, "feature-xfab-ptr", "%u",
+			     be->ptr_offered ? 1 : 0) ?:
 	       xfab_xs_driver(t, node);
 }
 
@@ -384,6 +449,9 @@ static void nb_remove(struct xenbus_device *xdev)
 		xfab_nb_vif_destroy(be->vif);
 		be->vif = NULL;
 	}
+	if (be->ptr_offered)
+		xfab_nb_ptr_unoffer(&be->wn);
+	be->ptr_offered = false;
 	kfree(be->script);
 	dev_set_drvdata(&xdev->dev, NULL);
 	kfree(be);
@@ -412,7 +480,8 @@ static int nb_probe(struct xenbus_device *xdev,
 	be->script = xenbus_read(XBT_NIL, xdev->nodename, "script", NULL);
 	if (IS_ERR(be->script))
 		be->script = NULL;	/* only udev-run scripts need it */
-	err = xfab_xs_write(nb_features, xdev);
+	be->ptr_offered = xfab_nb_ptr_offer(&be->wn);
+	err = xfab_xs_write(nb_features, be);
 	if (err) {
 		xenbus_dev_fatal(xdev, err, "writing features");
 		goto fail;
