@@ -85,6 +85,8 @@ enum xfab_nf_tx_stat {
 	XFAB_NF_TX_BOUNCED,
 	XFAB_NF_TX_BOUNCE_BYTES,
 	XFAB_NF_TX_FATAL_NULL,
+	XFAB_NF_TX_PTR_SLOTS,
+	XFAB_NF_TX_PTR_BYTES,
 	XFAB_NF_TX_NR
 };
 
@@ -137,6 +139,7 @@ struct xfab_nf_tx_buf {
 	struct sk_buff *skb;	/* holds one skb reference per slot */
 	struct page *page;	/* the page granted in this slot */
 	grant_ref_t gref;
+	bool ptr;		/* sent by frame (pointer mode): no grant */
 };
 
 /*
@@ -171,6 +174,7 @@ struct xfab_nf_queue {
 	bool tx_gref_pool;
 	xfab_idx_t tx_pushed;		/* req_prod as we last published it */
 	bool tx_bounce;			/* copy into the pool (info->bounce) */
+	bool tx_ptr;			/* slots by frame (info->ptr) */
 	u32 tx_extras;			/* extra slots not answered yet */
 	evtchn_port_t tx_evtchn;
 	int tx_irq;
@@ -217,6 +221,7 @@ struct xfab_nf_backend {
 	bool ipv6_csum;
 	bool no_csum;
 	unsigned int pool_max;	/* xfab-pool-max-pages (0: no pools) */
+	bool ptr;		/* feature-xfab-ptr: it reads us by frame */
 };
 
 #define XFAB_NF_BROKEN 0	/* info->flags: disabled until the next connect */
@@ -229,6 +234,7 @@ struct xfab_nf_info {
 	unsigned long flags;
 	struct xfab_nf_backend be;
 	bool bounce;			/* TX copies: set at each connect */
+	bool ptr;			/* TX by frame (xfab-ptr): each connect */
 	bool pools;			/* RX pool, lists for the backend */
 	unsigned int rx_lend;		/* RX pool pages lent, per queue */
 	struct xfab_nf_stats *stats;	/* netdev->num_tx_queues entries */
@@ -239,6 +245,7 @@ struct xfab_nf_info {
 extern unsigned int xfab_nf_max_queues;
 extern bool xfab_nf_allow_relaxed;
 extern bool xfab_nf_pools;
+extern bool xfab_nf_ptr;
 extern unsigned int xfab_nf_rx_lend;
 int xfab_nf_netdev_create(struct xenbus_device *dev, const u8 *mac,
 			  struct xfab_nf_info **out);

@@ -35,7 +35,8 @@ static int nf_queue_show(struct seq_file *m, void *v)
 			     READ_ONCE(txs->req_event), READ_ONCE(txs->rsp_event));
 		seq_printf(m, "tx: ids in flight %u, %s, extras unanswered %u, list %u pages\n",
 			   q->tx_ids.in_flight,
-			   q->tx_bounce ? "bounce pool" : "granted in place",
+			   q->tx_bounce ? "bounce pool" : q->tx_ptr ?
+			   "by frame (pointer mode)" : "granted in place",
 			   q->tx_extras, q->tx_dir.n);
 		spin_unlock_bh(&q->tx_lock);
 	}

@@ -29,6 +29,8 @@ static const char *const nf_tx_names[XFAB_NF_TX_NR] = {
 	[XFAB_NF_TX_BOUNCED] = "tx_bounced",
 	[XFAB_NF_TX_BOUNCE_BYTES] = "tx_bounce_bytes",
 	[XFAB_NF_TX_FATAL_NULL] = "tx_fatal_null",
+	[XFAB_NF_TX_PTR_SLOTS] = "tx_ptr_slots",
+	[XFAB_NF_TX_PTR_BYTES] = "tx_ptr_bytes",
 };
 
 static const char *const nf_rx_names[XFAB_NF_RX_NR] = {

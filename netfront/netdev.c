@@ -33,6 +33,16 @@ module_param_named(allow_relaxed, xfab_nf_allow_relaxed, bool, 0444);
 MODULE_PARM_DESC(allow_relaxed, "Let the toolstack's xfab-trust=relaxed grant skb pages to the backend in place (default on)");
 
 /*
+ * Pointer mode (docs/pointer-mode.md): in relaxed trust, toward a backend
+ * that reads our memory through xfab_window (feature-xfab-ptr), name TX
+ * bytes by machine frame instead of granting them. Off keeps granting in
+ * place, for comparing the two; it takes effect at the next connect.
+ */
+bool xfab_nf_ptr = true;
+module_param_named(ptr, xfab_nf_ptr, bool, 0644);
+MODULE_PARM_DESC(ptr, "Send TX by machine frame to a backend that reads us through its window, in relaxed trust (default on; applies at connect)");
+
+/*
  * Use the pools an xfab backend maps once (feature-xfab-pool): publish
  * the TX bounce pool's list, and keep the RX pages granted, copying each
  * packet out of them. Off gives the stock per-packet grants, for

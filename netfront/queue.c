@@ -100,6 +100,7 @@ static int nf_rings(struct xfab_nf_queue *q)
 	if (err)
 		return err;
 	q->tx_gref_pool = true;
+	q->tx_ptr = q->info->ptr;
 	if (q->info->bounce) {
 		err = xfab_nf_tx_pool_create(q);
 		if (err)

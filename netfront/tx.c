@@ -18,6 +18,12 @@
  * reference, so the skb goes away with the last slot the backend
  * answers, whatever order it answers them in.
  *
+ * Pointer mode (relaxed trust toward a backend that reads our memory
+ * through its window, docs/pointer-mode.md): the same slots, but each
+ * names its machine frame instead of a grant (XFAB_NETTXF_PTR), so a
+ * packet costs no grant operation on either side. A frame above 32 bits
+ * does not fit the slot: that piece is granted as before.
+ *
  * Ids come from the queue's xfab_ids in both modes.
  */
 #include <linux/skbuff.h>
@@ -103,6 +109,31 @@ static void nf_tx_req(struct xfab_nf_tx_ctx *c, u16 id, grant_ref_t ref,
 	}
 }
 
+/*
+ * Pointer mode: name the bytes by machine frame (a PV guest's gfn is its
+ * mfn). False if the frame does not fit the slot's 32 bits.
+ */
+static bool nf_tx_ptr(struct xfab_nf_tx_ctx *c, struct page *page,
+		      unsigned long gfn, unsigned int off, unsigned int len)
+{
+	struct xfab_nf_queue *q = c->q;
+	struct xfab_nf_tx_buf *buf;
+	int id;
+
+	if (gfn > U32_MAX)
+		return false;
+	id = xfab_ids_get(&q->tx_ids);
+	buf = &q->tx_buf[id];
+	buf->skb = skb_get(c->skb);
+	buf->page = page;
+	buf->ptr = true;
+	nf_tx_req(c, id, gfn, off, len);
+	c->prev->flags |= XFAB_NETTXF_PTR;
+	xfab_nf_tx_add(q, XFAB_NF_TX_PTR_SLOTS, 1);
+	xfab_nf_tx_add(q, XFAB_NF_TX_PTR_BYTES, len);
+	return true;
+}
+
 /* Relaxed trust: grant bytes that lie within one Xen page where they are. */
 static void nf_tx_slot(struct xfab_nf_tx_ctx *c, struct page *page,
 		       unsigned int off, unsigned int len)
@@ -112,12 +143,15 @@ static void nf_tx_slot(struct xfab_nf_tx_ctx *c, struct page *page,
 	unsigned long gfn;
 	int id, ref;
 
-	/* room was checked: ids and private grefs are one per ring slot */
-	id = xfab_ids_get(&q->tx_ids);
-	ref = gnttab_claim_grant_reference(&q->tx_gref_head);
 	page = nth_page(page, off >> PAGE_SHIFT);
 	off &= ~PAGE_MASK;
 	gfn = pfn_to_gfn(page_to_xen_pfn(page) + (off >> XEN_PAGE_SHIFT));
+	if (q->tx_ptr &&
+	    nf_tx_ptr(c, page, gfn, off & (XEN_PAGE_SIZE - 1), len))
+		return;
+	/* room was checked: ids and private grefs are one per ring slot */
+	id = xfab_ids_get(&q->tx_ids);
+	ref = gnttab_claim_grant_reference(&q->tx_gref_head);
 	gnttab_grant_foreign_access_ref(ref, q->info->xbdev->otherend_id, gfn, 1);
 	xfab_nf_tx_add(q, XFAB_NF_TX_GRANTS, 1);
 
@@ -352,12 +386,15 @@ static int nf_tx_done(struct xfab_nf_queue *q,
 	if (rsp->status != XEN_NETIF_RSP_OKAY)
 		xfab_nf_tx_add(q, XFAB_NF_TX_RSP_ERRORS, 1);
 	buf = &q->tx_buf[id];
-	if (q->tx_bounce) {
-		/* the pool page stays granted: we only write it again */
+	if (q->tx_bounce || buf->ptr) {
+		/* a pool page stays granted; a frame was never granted */
 		xfab_ids_put(&q->tx_ids, id);
 		if (buf->skb)
 			dev_consume_skb_any(buf->skb);
 		buf->skb = NULL;
+		if (buf->ptr)
+			buf->page = NULL;
+		buf->ptr = false;
 		return 0;
 	}
 	if (!gnttab_end_foreign_access_ref(buf->gref)) {
@@ -486,6 +523,14 @@ void xfab_nf_tx_release(struct xfab_nf_queue *q)
 
 		if (xfab_ids_busy(&q->tx_ids, id))
 			xfab_ids_put(&q->tx_ids, id);
+		if (buf->ptr) {
+			/* the backend may still read it: only our stream's loss */
+			dev_kfree_skb_any(buf->skb);
+			buf->skb = NULL;
+			buf->page = NULL;
+			buf->ptr = false;
+			continue;
+		}
 		if (!buf->page)
 			continue;
 		/* in place, the skb's page: the grant code frees our own ref */

@@ -24,6 +24,7 @@
 #include <linux/delay.h>
 #include <linux/slab.h>
 #include <xen/events.h>
+#include <xen/xen.h>
 #include "common.h"
 #include "xfab_xs.h"
 
@@ -67,6 +68,7 @@ static void nf_read_backend(struct xenbus_device *dev, struct xfab_nf_backend *b
 	be->gso_tcpv6 = xenbus_read_unsigned(o, "feature-gso-tcpv6", 0);
 	be->ipv6_csum = xenbus_read_unsigned(o, "feature-ipv6-csum-offload", 0);
 	be->no_csum = xenbus_read_unsigned(o, "feature-no-csum-offload", 0);
+	be->ptr = xenbus_read_unsigned(o, "feature-xfab-ptr", 0);
 	be->pool_max = 0;
 	if (xenbus_read_unsigned(o, "feature-xfab-pool", 0))
 		be->pool_max = xenbus_read_unsigned(o, "xfab-pool-max-pages", 0);
@@ -195,6 +197,8 @@ static int nf_keys(struct xenbus_transaction xbt, void *arg)
 	int err;
 
 	err = nf_write_queues(xbt, info) ?:
+	      xenbus_printf(xbt, info->xbdev->nodename, "xfab-ptr", "%u",
+			    info->ptr ? 1 : 0) ?:
 	      xfab_xs_driver(xbt, info->xbdev->nodename);
 	for (i = 0; !err && i < ARRAY_SIZE(nf_front_features); i++)
 		err = xenbus_write(xbt, info->xbdev->nodename,
@@ -223,6 +227,55 @@ static bool nf_want_bounce(struct xenbus_device *dev)
 	    !xenbus_read_unsigned(dev->nodename, "trusted", 1))
 		return true;
 	return !xfab_xs_relaxed(dev);
+}
+
+/*
+ * May this backend read our memory by frame? Only while we are in an
+ * appliance group (our group record, written by the toolstack and not
+ * by any guest, lists members), and the backend is dom0 (which maps
+ * group members only) or a member itself, which the group patch lets
+ * map us. The backend's offer alone is no claim: it says it has a
+ * window module, not that it may map us.
+ */
+static bool nf_backend_reads_us(struct xenbus_device *dev)
+{
+	bool member = false, listed = false;
+	unsigned int v;
+	char *s, *p, *tok;
+
+	s = xenbus_read(XBT_NIL, "xfab", "members", NULL);
+	if (IS_ERR(s))
+		return false;
+	for (p = s; (tok = strsep(&p, " "));) {
+		if (kstrtouint(tok, 10, &v))
+			continue;
+		member = true;
+		listed |= v == dev->otherend_id;
+	}
+	kfree(s);
+	return member && (!dev->otherend_id || listed);
+}
+
+/*
+ * Pointer mode: TX named by machine frame. Only where granting in place
+ * is allowed already (relaxed trust: the backend may read what we send),
+ * toward a backend that offers it and may read us, in a PV guest (whose
+ * frames are machine frames).
+ */
+static bool nf_want_ptr(struct xenbus_device *dev,
+			const struct xfab_nf_backend *be, bool bounce)
+{
+	return READ_ONCE(xfab_nf_ptr) && be->ptr && !bounce &&
+	       xen_pv_domain() && nf_backend_reads_us(dev);
+}
+
+/* How TX moves data, for the connect message. */
+static const char *nf_tx_mode(const struct xfab_nf_info *info)
+{
+	if (info->bounce)
+		return "copied into a bounce pool (default trust)";
+	return info->ptr ? "named by machine frame (pointer mode)" :
+			   "granted in place (relaxed trust)";
 }
 
 /* How RX moves data, for the connect message. */
@@ -256,6 +309,7 @@ static int xfab_nf_connect(struct xfab_nf_info *info)
 	xfab_nf_teardown(info);
 	info->be = be;
 	info->bounce = bounce;
+	info->ptr = nf_want_ptr(dev, &be, bounce);
 	/* one pool page per ring slot: the backend must take that many */
 	info->pools = xfab_nf_pools && be.pool_max >= XFAB_NF_TX_RING_SIZE &&
 		      be.pool_max >= XFAB_NF_RX_RING_SIZE;
@@ -279,9 +333,8 @@ static int xfab_nf_connect(struct xfab_nf_info *info)
 	rtnl_unlock();
 	if (!err)
 		netdev_info(nd, "backend %s: %u queues, TX %s, RX %s\n",
-			    dev->otherend, info->num_queues, bounce ?
-			    "copied into a bounce pool (default trust)" :
-			    "granted in place (relaxed trust)", nf_rx_mode(info));
+			    dev->otherend, info->num_queues, nf_tx_mode(info),
+			    nf_rx_mode(info));
 
 	/*
 	 * xenstore may be slow: not under rtnl. The queues stay: connect
