@@ -235,6 +235,9 @@ struct xfab_nf_info {
 	struct xfab_nf_backend be;
 	bool bounce;			/* TX copies: set at each connect */
 	bool ptr;			/* TX by frame (xfab-ptr): each connect */
+	/* our group record: leaving the group ends TX by frame at once */
+	struct xenbus_watch group_watch;
+	bool group_watching;
 	bool pools;			/* RX pool, lists for the backend */
 	unsigned int rx_lend;		/* RX pool pages lent, per queue */
 	struct xfab_nf_stats *stats;	/* netdev->num_tx_queues entries */

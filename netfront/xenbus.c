@@ -262,11 +262,44 @@ static bool nf_backend_reads_us(struct xenbus_device *dev)
  * toward a backend that offers it and may read us, in a PV guest (whose
  * frames are machine frames).
  */
-static bool nf_want_ptr(struct xenbus_device *dev,
+static bool nf_want_ptr(struct xfab_nf_info *info,
 			const struct xfab_nf_backend *be, bool bounce)
 {
+	/* without the watch we would not see ourselves leave the group */
 	return READ_ONCE(xfab_nf_ptr) && be->ptr && !bounce &&
-	       xen_pv_domain() && nf_backend_reads_us(dev);
+	       xen_pv_domain() && info->group_watching &&
+	       nf_backend_reads_us(info->xbdev);
+}
+
+/*
+ * Our group record changed (xenwatch thread, as connect and teardown).
+ * A guest that left its group must stop naming frames at once: dom0
+ * drops its window over us, and pointer slots that find none are
+ * dropped. From here TX is granted in place, which the backend takes in
+ * the same connect; pointer mode comes back only at the next connect,
+ * when the backend makes sure of the window first. A packet sent by
+ * frame just before the switch may still be lost: TCP sends it again.
+ */
+static void nf_group_changed(struct xenbus_watch *w, const char *path,
+			     const char *token)
+{
+	struct xfab_nf_info *info = container_of(w, struct xfab_nf_info,
+						 group_watch);
+	unsigned int i;
+
+	if (!info->ptr || nf_backend_reads_us(info->xbdev))
+		return;
+	rtnl_lock();
+	info->ptr = false;
+	for (i = 0; info->queues && i < info->num_queues; i++) {
+		struct xfab_nf_queue *q = &info->queues[i];
+
+		spin_lock_bh(&q->tx_lock);
+		q->tx_ptr = false;
+		spin_unlock_bh(&q->tx_lock);
+	}
+	rtnl_unlock();
+	netdev_info(info->netdev, "left the appliance group: TX granted in place until the next connect\n");
 }
 
 /* How TX moves data, for the connect message. */
@@ -309,7 +342,7 @@ static int xfab_nf_connect(struct xfab_nf_info *info)
 	xfab_nf_teardown(info);
 	info->be = be;
 	info->bounce = bounce;
-	info->ptr = nf_want_ptr(dev, &be, bounce);
+	info->ptr = nf_want_ptr(info, &be, bounce);
 	/* one pool page per ring slot: the backend must take that many */
 	info->pools = xfab_nf_pools && be.pool_max >= XFAB_NF_TX_RING_SIZE &&
 		      be.pool_max >= XFAB_NF_RX_RING_SIZE;
@@ -435,7 +468,24 @@ static int xfab_nf_probe(struct xenbus_device *dev,
 		return err;
 	}
 	dev_set_drvdata(&dev->dev, info);
+	/* relative: our own domain's record, which only the toolstack writes */
+	err = xenbus_watch_pathfmt(dev, &info->group_watch, NULL,
+				   nf_group_changed, "xfab/members");
+	if (err)
+		dev_warn(&dev->dev, "no watch on our group record (%d): pointer mode stays off\n",
+			 err);
+	info->group_watching = !err;
 	return 0;
+}
+
+/* Before teardown: no group change runs on a vif that is going. */
+static void nf_group_unwatch(struct xfab_nf_info *info)
+{
+	if (!info->group_watching)
+		return;
+	unregister_xenbus_watch(&info->group_watch);
+	kfree(info->group_watch.node);
+	info->group_watching = false;
 }
 
 /* Polled: xenbus dropped our watch on the backend before remove. */
@@ -474,6 +524,7 @@ static void xfab_nf_remove(struct xenbus_device *dev)
 {
 	struct xfab_nf_info *info = dev_get_drvdata(&dev->dev);
 
+	nf_group_unwatch(info);
 	nf_bus_close(dev);
 	rtnl_lock();
 	xfab_nf_teardown(info);
