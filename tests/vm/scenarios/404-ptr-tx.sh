@@ -22,6 +22,10 @@
 #   - d1 -> d2 through dom0's bridge, 32 MiB, sha256 at both ends: at
 #     least 30 MiB of it sent by pointer.
 #   - dom0 -> d1, 16 MiB, sha256 at both ends: the unchanged RX path.
+#   - d2 leaves the group in the middle of a 32 MiB stream to dom0: the
+#     stream arrives intact, d2's frontend says it left and grants its
+#     TX in place from then on (tx_grants grows), and dom0's window over
+#     d2 goes.
 #   - d2 destroyed: it goes away whole (dom0's window lets go).
 #   - d3, not a member, relaxed trust too: the backend offers the mode
 #     as to anyone, but d3's frontend does not take it (no xfab-ptr=1),
@@ -34,8 +38,9 @@
 #     xfab_window unload (their references released), xfab_window
 #     having unmapped every frame it mapped.
 #   Sizes: 64 + 4 MiB d1 -> dom0, 32 MiB d1 -> d2, 16 MiB dom0 -> d1,
-#   16 MiB d3 -> dom0, and the 64 MiB stream cut by the destroy (about
-#   200 MiB in all: 1-3 minutes at this testbed's 20-60 Mbit/s).
+#   32 MiB d2 -> dom0, 16 MiB d3 -> dom0, and the 64 MiB stream cut by
+#   the destroy (about 230 MiB in all: 1-3 minutes at this testbed's
+#   20-120 Mbit/s).
 #   Figures: each stream's rate, the counters above per stream.
 # Topology: dom0 (xfab_window, then xfab_netback, both loaded for the
 #   scenario and unloaded at its end; bridge xenbr0 10.0.0.1/24; the
@@ -229,6 +234,31 @@ no_refusals "$d2" "after d1 -> d2 (d2's ACKs)"
 
 # ---- 3. dom0 -> d1, 16 MiB: the RX path, unchanged ----
 xfer_dom0_to_domu d1 10.0.0.2 16M 44 ptr_dom0_to_d1_mbit
+
+# ---- d2 leaves its group in the middle of a stream to dom0 ----
+xfab-xfer recv 5005 >"$W/ptr-leave.rx" 2>&1 &
+rpid=$!
+fe_read d2 f0
+base=$(vif_counter "vif$d2.0" txr_ptr_bytes)
+leave_moving() { [ "$(vif_counter "vif$d2.0" txr_ptr_bytes)" -gt $((base + (2 << 20))) ]; }
+domu_must d2 10 "XFER_IDLE=$XFER_IDLE xfab-xfer send 10.0.0.1 5005 32M 47 >/tmp/leave.tx 2>&1 &" >/dev/null || exit $?
+wait_for 30 leave_moving ||
+	fail "d2's 32 MiB stream moved no 2 MiB by pointer within 30 s (txr_ptr_bytes $base -> $(vif_counter "vif$d2.0" txr_ptr_bytes))"
+must xfabctl group remove d2
+tx=$(domu_xfer_wait d2 $((XFER_IDLE + 60)) /tmp/leave.tx) || exit $?
+wait "$rpid"
+xfer_compare "d2->dom0 (d2 left its group mid-stream)" "$tx" "$(cat "$W/ptr-leave.rx")" \
+	ptr_leave_d2_to_dom0_mbit
+fe_read d2 f1
+figure leave.tx_ptr_bytes "$(delta f0 f1 tx_ptr_bytes)"
+figure leave.tx_grants "$(delta f0 f1 tx_grants)"
+figure leave.txr_ptr_no_window "$(vif_counter "vif$d2.0" txr_ptr_no_window)"
+[ "$(delta f0 f1 tx_grants)" -gt 0 ] ||
+	fail "d2 granted nothing after leaving its group mid-stream (tx_grants grew by 0): still sending by frame?"
+domu_must d2 10 "dmesg | grep -q 'left the appliance group'" >/dev/null ||
+	fail "d2's xfab_netfront did not log that it left the appliance group"
+wait_for 30 sh -c "! grep -q '^peer $d2 ' $D/windows" ||
+	fail "dom0 still holds a window over d2 (domid $d2) 30 s after it left the group"
 
 # ---- d2 goes: destroyed, it goes away whole ----
 domu_destroy d2 >/dev/null
