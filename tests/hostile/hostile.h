@@ -34,6 +34,7 @@ extern char hs_vif_case[32];
 extern char hs_vbdback_case[32];
 extern char hs_vifback_case[32];
 extern unsigned int hs_secs;
+extern unsigned long hs_ptr_frame;
 
 /*
  * The lifecycle the hostile frontends share (main.c): the case is taken

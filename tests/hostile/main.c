@@ -19,7 +19,12 @@ MODULE_PARM_DESC(vbd_case, "Case the next attached vbd runs: valid, refuse_flood
 
 char hs_vif_case[32] = "valid";
 module_param_string(vif_case, hs_vif_case, sizeof(hs_vif_case), 0644);
-MODULE_PARM_DESC(vif_case, "Case the next attached vif runs: valid, no_rx, tx_bad_gref, tx_zero_frag, tx_cross_page, tx_slot_flood, tx_prod_jump, kick_storm, state_flip, rx_trickle, lro_gso, lro_mtu, pool_hog, rx_drip");
+MODULE_PARM_DESC(vif_case, "Case the next attached vif runs: valid, no_rx, tx_bad_gref, tx_zero_frag, tx_cross_page, tx_slot_flood, tx_prod_jump, kick_storm, state_flip, rx_trickle, lro_gso, lro_mtu, pool_hog, rx_drip, ptr_valid, ptr_unasked, ptr_bad_frame, ptr_other");
+
+/* ptr_other's frame: one of another member's, which the scenario found */
+unsigned long hs_ptr_frame;
+module_param_named(ptr_frame, hs_ptr_frame, ulong, 0644);
+MODULE_PARM_DESC(ptr_frame, "Machine frame ptr_other names (another group member's)");
 
 /* How long a flood lasts: long enough for a rate, short for a check. */
 unsigned int hs_secs = 10;

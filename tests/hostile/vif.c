@@ -56,6 +56,18 @@
  *                  must be answered OKAY, by memcpy where the backend took
  *                  the pool, by grant copy where it refused it (before
  *                  the pool budget, such maps exhausted dom0's maptrack)
+ *   ptr_valid      pointer mode (docs/pointer-mode.md): xfab-ptr=1, 256
+ *                  one-slot frames naming our own frame's machine frame:
+ *                  all must be answered OKAY (the control: the backend's
+ *                  window over us resolves our frames)
+ *   ptr_unasked    the same frames without writing xfab-ptr: a pointer
+ *                  slot the connect did not negotiate
+ *   ptr_bad_frame  xfab-ptr=1, frames naming a machine frame that is not
+ *                  ours (HV_NOBODYS_FRAME)
+ *   ptr_other      xfab-ptr=1, frames naming ptr_frame, a frame the
+ *                  scenario found in another group member's memory: the
+ *                  backend must resolve a slot only in its window over
+ *                  us, or we would make dom0 send that member's memory
  *
  * The lro_* cases send once dom0's bridge has reached us (a frame from it
  * says our port forwards; the scenario sends broadcasts), and report
@@ -87,6 +99,7 @@ enum hs_vcase {
 	HV_VALID, HV_NO_RX, HV_TX_BAD_GREF, HV_TX_ZERO_FRAG, HV_TX_CROSS_PAGE,
 	HV_TX_SLOT_FLOOD, HV_TX_PROD_JUMP, HV_KICK_STORM, HV_STATE_FLIP,
 	HV_RX_TRICKLE, HV_LRO_GSO, HV_LRO_MTU, HV_POOL_HOG, HV_RX_DRIP,
+	HV_PTR_VALID, HV_PTR_UNASKED, HV_PTR_BAD_FRAME, HV_PTR_OTHER,
 	HV_NR_CASES
 };
 
@@ -94,7 +107,13 @@ static const char *const hv_names[HV_NR_CASES] = {
 	"valid", "no_rx", "tx_bad_gref", "tx_zero_frag", "tx_cross_page",
 	"tx_slot_flood", "tx_prod_jump", "kick_storm", "state_flip",
 	"rx_trickle", "lro_gso", "lro_mtu", "pool_hog", "rx_drip",
+	"ptr_valid", "ptr_unasked", "ptr_bad_frame", "ptr_other",
 };
+
+/* a machine frame far above any this testbed has (4 GiB of RAM) */
+#define HV_NOBODYS_FRAME 0x7ffffff0u
+/* xfab_netif.h's pointer slot flag: bit 15 of a TX slot's flags */
+#define HV_PTR_FLAG (1u << 15)
 
 #define HV_FRAMES 256u
 #define HV_RX_BUFS 64u
@@ -361,6 +380,17 @@ static u32 hv_frame(struct hs_vif *v, u64 n)
 			hv_slot(v, v->frame_ref, 0, HV_FRAME_LEN,
 				i + 1 < HV_FLOOD_SLOTS ? XEN_NETTXF_more_data : 0);
 		return HV_FLOOD_SLOTS;
+	case HV_PTR_VALID:
+	case HV_PTR_UNASKED:
+		hv_slot(v, pfn_to_gfn(page_to_xen_pfn(v->frame)), 0,
+			HV_FRAME_LEN, HV_PTR_FLAG);
+		return 1;
+	case HV_PTR_BAD_FRAME:
+		hv_slot(v, HV_NOBODYS_FRAME, 0, HV_FRAME_LEN, HV_PTR_FLAG);
+		return 1;
+	case HV_PTR_OTHER:
+		hv_slot(v, (u32)hs_ptr_frame, 0, HV_FRAME_LEN, HV_PTR_FLAG);
+		return 1;
 	default:
 		hv_slot(v, v->frame_ref, 0, HV_FRAME_LEN, 0);
 		return 1;
@@ -961,8 +991,12 @@ static int hv_setup(struct hs_front *f)
 static int hv_keys(struct hs_vif *v)
 {
 	const char *dir = v->f.xdev->nodename;
+	unsigned int k = v->f.kase;
+	bool ptr = k == HV_PTR_VALID || k == HV_PTR_BAD_FRAME ||
+		   k == HV_PTR_OTHER;
 
-	return xenbus_printf(XBT_NIL, dir, "tx-ring-ref", "%u", v->r.tx_ref) ?:
+	return xenbus_printf(XBT_NIL, dir, "xfab-ptr", "%u", ptr) ?:
+	       xenbus_printf(XBT_NIL, dir, "tx-ring-ref", "%u", v->r.tx_ref) ?:
 	       xenbus_printf(XBT_NIL, dir, "rx-ring-ref", "%u", v->r.rx_ref) ?:
 	       xenbus_printf(XBT_NIL, dir, "event-channel", "%u", v->r.evtchn) ?:
 	       xenbus_printf(XBT_NIL, dir, "request-rx-copy", "%u", 1) ?:

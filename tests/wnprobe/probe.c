@@ -7,8 +7,9 @@
  *
  *   scan   "PEER TOKEN": count the window's pages that start "TOKEN <n>"
  *          and check each against pattern n (the one xfab-peek plants);
- *          check every page's tag leads back to its frame.
- *          "token T found N good M tagged K of F"
+ *          check every page's tag leads back to its frame; name the
+ *          first planted page's frame (FIRST).
+ *          "token T first FIRST found N good M tagged K of F"
  *   poke   "PEER": try to write one byte through the window, which must
  *          fault (read-only). "poke <rc> before B after A"
  *   hold   "PEER": keep a reference on the window until "-" (or unload),
@@ -77,9 +78,9 @@ static bool planted(const u8 *p, const char *token, bool *whole)
 static int scan(char *arg, char *out)
 {
 	u32 e, found = 0, good = 0, tagged = 0, n;
+	u64 frame, f2, first = 0;
 	struct xfab_wn *wn;
 	struct page *pg;
-	u64 frame, f2;
 	bool whole;
 	u16 peer, p2;
 
@@ -95,15 +96,17 @@ static int scan(char *arg, char *out)
 		if (!xfab_wn_frame_of(pg, &p2, &f2) && p2 == peer && f2 == frame)
 			tagged++;
 		if (planted(page_address(pg), arg, &whole)) {
-			found++;
+			if (!found++)
+				first = frame;
 			good += whole;
 		}
 		if (!(e % 4096))
 			cond_resched();
 	}
 	xfab_wn_put(wn);
-	scnprintf(out, OUT_LEN, "token %s found %u good %u tagged %u of %u\n",
-		  arg, found, good, tagged, n);
+	/* first: a planted page's frame, for a test that needs a real one */
+	scnprintf(out, OUT_LEN, "token %s first %llu found %u good %u tagged %u of %u\n",
+		  arg, first, found, good, tagged, n);
 	return 0;
 }
 
