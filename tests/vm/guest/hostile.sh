@@ -298,7 +298,8 @@ hostile_vif() {
 	counters_of "$(ethtool -S "$dev")"
 	for k in txr_packets txr_drop_copy txr_drop_zero_frag txr_fatal_cross_page \
 		txr_fatal_slot_flood txr_spurious rxr_drop_stall rxr_drop_aged fatal txr_gso \
-		txr_lro_out; do
+		txr_lro_out txr_ptr_packets txr_ptr_late_done txr_ptr_bad_span \
+		txr_ptr_no_window txr_drop_ptr_refused; do
 		HB[$k]=${ctr[$k]:-0}
 	done
 	HB[carrier]=$(cat /sys/class/net/$dev/carrier 2>/dev/null || echo 0)
@@ -731,6 +732,26 @@ hostile_vjudge() {
 		# a stock backend maps no frontend pool: nothing to bound
 		[ $x = 1 ] || { echo "n/a: no pools"; return; }
 		hv_hog_judge ;;
+	ptr_valid)
+		# the control: our own frames, read through dom0's window, every
+		# slot answered once the stack let go
+		[ "${HS[okay]}" = "${HS[posted]}" ] && [ "${HS[posted]}" -gt 0 ] ||
+			why="$why ${HS[okay]} of ${HS[posted]} frames OKAY"
+		[ "${HB[txr_ptr_late_done]:-0}" = "${HB[txr_ptr_packets]:-0}" ] ||
+			why="$why ${HB[txr_ptr_late_done]:-0} of ${HB[txr_ptr_packets]:-0} answered late"
+		det="okay=${HS[okay]} late=${HB[txr_ptr_late_done]:-0}"
+		k=txr_ptr_packets ;;
+	ptr_unasked | ptr_bad_frame | ptr_other)
+		# each frame refused, answered with an error, nothing sent up
+		# by reference; the vif stays up
+		[ "${HS[answered]}" = "${HS[posted]}" ] && [ "${HS[okay]}" = 0 ] ||
+			why="$why ${HS[answered]} of ${HS[posted]} slots answered, ${HS[okay]} OKAY"
+		[ "${HB[txr_ptr_packets]:-0}" = 0 ] ||
+			why="$why ${HB[txr_ptr_packets]} packets sent up by reference"
+		[ "${HB[carrier]}" = 1 ] || why="$why vif down"
+		det="error=${HS[error]}"
+		k=txr_ptr_bad_span
+		[ $c = ptr_unasked ] && k=txr_drop_ptr_refused ;;
 	*) why="no judge for case $c" ;;
 	esac
 	if [ $x = 1 ] && [ -n "$k" ]; then

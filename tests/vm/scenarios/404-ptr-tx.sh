@@ -27,6 +27,14 @@
 #     TX in place from then on (tx_grants grows), and dom0's window over
 #     d2 goes.
 #   - d2 destroyed: it goes away whole (dom0's window lets go).
+#   - A hostile member h1 (xfab_hostile, tests/hostile/vif.c, in the
+#     group) sends one-slot frames by pointer on a vif of its own: its
+#     own frame with xfab-ptr=1 (ptr_valid, the control: all answered
+#     OKAY, late), its own frame without xfab-ptr (ptr_unasked:
+#     txr_drop_ptr_refused), a frame nobody has (ptr_bad_frame) and a
+#     frame of d1's planted pages, which dom0 maps in its window over d1
+#     (ptr_other): each refused with an error, counted
+#     (txr_ptr_bad_span), nothing sent up by reference, the vif up.
 #   - d3, not a member, relaxed trust too: the backend offers the mode
 #     as to anyone, but d3's frontend does not take it (no xfab-ptr=1),
 #     and dom0 maps nothing of d3; 16 MiB d3 -> dom0 intact, granted in
@@ -52,6 +60,7 @@
 #   paused); 512 MiB each, three at most at once.
 . /xfab/guest/lib.sh
 . /xfab/guest/net.sh
+. /xfab/guest/hostile.sh
 
 xen_patched ||
 	error "not the patched Xen (xl info has no -xfab in xen_extra): run with --patched-xen"
@@ -69,6 +78,7 @@ declare -A ctr b0 b1 f0 f1 nr
 # xfab_window goes in before xfab_netback (which uses it) and out after
 dom0_hotplug=$(cat /proc/sys/xen/balloon/hotplug_unpopulated)
 ptr_off() {
+	rmmod xfab_wnprobe 2>/dev/null
 	rmmod xfab_netback 2>/dev/null
 	rmmod xfab_window 2>/dev/null
 	echo "$dom0_hotplug" >/proc/sys/xen/balloon/hotplug_unpopulated
@@ -266,6 +276,30 @@ wait_for 30 vif_gone "$d2" || fail "vif of destroyed d2 (domid $d2) still presen
 wait_for 30 dom_gone "$d2" ||
 	fail "d2 (domid $d2) still listed 30 s after its destroy: its memory is held ($(xl list | tr '\n' ' '))"
 
+# ---- a hostile member's pointer slots ----
+# d1's planted pages give a frame of another member that dom0 has mapped
+TOK=ptr404
+P=/sys/kernel/debug/xfab_wnprobe
+domu_plant d1 "$TOK"
+load_backend xfab_wnprobe
+echo "$d1 $TOK" >$P/scan || fail "dom0 cannot scan its window over d1"
+out=$(cat $P/scan)
+must rmmod xfab_wnprobe
+other=$(echo "$out" | sed -n 's/.* first \([0-9]*\) found [1-9].*/\1/p')
+[ -n "$other" ] && [ "$other" -gt 0 ] || fail "dom0 found no planted page of d1 in its window: $out"
+log "a frame of d1 (found by dom0's window): $other"
+domu_start h1 --novif --mods xfab_hostile --vcpus 1
+must xfabctl group add ptr h1
+domu_must h1 10 "echo $other >/sys/module/xfab_hostile/parameters/ptr_frame" >/dev/null || exit $?
+for c in ptr_valid ptr_unasked ptr_bad_frame ptr_other; do
+	hostile_vif xfab_netback $c
+	v=$(hostile_vjudge xfab_netback $c)
+	log "hostile member h1, $c: $v"
+	figure "hostile.xfab_netback.$c.verdict" "$v"
+	[ "${v%% *}" = ok ] || fail "hostile member h1, case $c: $v"
+done
+domu_destroy h1 >/dev/null
+
 # ---- 4. d3, not a member, relaxed trust: no pointer mode ----
 relax_vif() { xfabctl trust "$1" vif/0 relaxed >/dev/null; }
 domu_start d3 --mods xfab_netfront --vcpus 1 --ip 10.0.0.4/24 --mac 00:16:3e:00:00:04 \
@@ -335,4 +369,4 @@ mapped=$(echo "$wstats" | awk '$1 == "frames_mapped" { print $2 }')
 unmapped=$(echo "$wstats" | awk '$1 == "frames_unmapped" { print $2 }')
 [ "${mapped:-0}" -gt 0 ] && [ "$mapped" = "$unmapped" ] ||
 	fail "dom0's xfab_window mapped $mapped frames over its windows' lives and unmapped $unmapped"
-pass "members d1, d2 in pointer mode: 64 MiB d1 -> dom0 ($p1_ptr bytes by pointer, $p1_copies grant copies, answered late), 32 MiB d1 -> d2, 16 MiB dom0 -> d1, all intact; d3 (no group) not in pointer mode; d1 destroyed mid-stream: nothing held, both modules unload"
+pass "members d1, d2 in pointer mode: 64 MiB d1 -> dom0 ($p1_ptr bytes by pointer, $p1_copies grant copies, answered late), 32 MiB d1 -> d2, 16 MiB dom0 -> d1, all intact; d2 left its group mid-stream, intact; hostile member h1's foreign, unknown and unasked pointer slots refused and counted; d3 (no group) not in pointer mode; d1 destroyed mid-stream: nothing held, both modules unload"
