@@ -106,30 +106,28 @@ ptr_on() { [ "$(ptr_keys "$1")" = "1 1" ]; }
 dom0_maps() { grep -q "^peer $1 " $D/windows; }
 dom0_maps_none() { [ -z "$(cat $D/windows)" ]; }
 
-# be_read DOMID ARRAY: dom0's vif counters of BE_KEYS into ARRAY
-be_read() {
-	local -n into=$2
+# pick_counters TEXT KEYS ARRAY WHERE: counters KEYS of ethtool -S output
+# TEXT (read from WHERE) into ARRAY; fails on a counter that is missing
+pick_counters() {
+	local -n into=$3
 	local k
-	counters_of "$(ethtool -S "vif$1.0")"
+	counters_of "$1"
 	into=()
-	for k in $BE_KEYS; do
+	for k in $2; do
 		[ -n "${ctr[$k]:-}" ] ||
-			fail "dom0's vif$1.0 has no counter $k (xfab_netback without pointer mode?)"
+			fail "$4 has no counter $k (a driver without pointer mode?)"
 		into[$k]=${ctr[$k]}
 	done
 }
+# be_read DOMID ARRAY: dom0's vif counters of BE_KEYS into ARRAY
+be_read() {
+	pick_counters "$(ethtool -S "vif$1.0")" "$BE_KEYS" "$2" "dom0's vif$1.0"
+}
 # fe_read NAME ARRAY: the guest's eth0 counters of FE_KEYS into ARRAY
 fe_read() {
-	local -n into=$2
-	local k out
+	local out
 	out=$(domu_must "$1" 30 "ethtool -S eth0 | grep -E '^ *(${FE_KEYS// /|}):'") || exit $?
-	counters_of "$out"
-	into=()
-	for k in $FE_KEYS; do
-		[ -n "${ctr[$k]:-}" ] ||
-			fail "$1's eth0 has no counter $k (xfab_netfront without pointer mode?)"
-		into[$k]=${ctr[$k]}
-	done
+	pick_counters "$out" "$FE_KEYS" "$2" "$1's eth0"
 }
 # delta BEFORE AFTER KEY: how much counter KEY grew between two reads
 delta() {
