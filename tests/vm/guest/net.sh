@@ -679,12 +679,33 @@ net_destroy_mid() {
 }
 
 # net_nothing_left WHEN: xfab_netback (if loaded) holds no ring, channel,
-# queue or vif any more (its debugfs summary, all zero).
+# queue or vif any more (its debugfs summary, all zero), or, when
+# NET_HELD names a file (net_held_mark), no more than it held then: other
+# guests may keep their vifs meanwhile.
+NET_SUMMARY=/sys/kernel/debug/xfab_netback/summary
+NET_HELD=""
 net_nothing_left() {
 	local left
 	lsmod | grep -q '^xfab_netback ' || return 0
 	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
-	wait_for 30 sh -c '[ -z "$(awk '"'"'$2 != 0'"'"' /sys/kernel/debug/xfab_netback/summary)" ]' && return 0
-	left=$(awk '$2 != 0' /sys/kernel/debug/xfab_netback/summary | tr '\n' ' ')
+	wait_for 30 net_held_back && return 0
+	left=$(net_held_over | tr '\n' ' ')
 	fail "xfab_netback still holds $1: $left"
 }
+
+# net_held_mark: from here net_nothing_left compares with what the
+# backend holds now (a file in $W).
+net_held_mark() {
+	NET_HELD=$W/net-held.summary
+	cat "$NET_SUMMARY" >"$NET_HELD"
+}
+
+# What the summary holds beyond the mark (or beyond zero), as "name n".
+net_held_over() {
+	if [ -n "$NET_HELD" ]; then
+		awk 'NR == FNR { base[$1] = $2; next } $2 > base[$1] + 0' "$NET_HELD" "$NET_SUMMARY"
+	else
+		awk '$2 != 0' "$NET_SUMMARY"
+	fi
+}
+net_held_back() { [ -z "$(net_held_over)" ]; }

@@ -288,6 +288,8 @@ other=$(echo "$out" | sed -n 's/.* first \([0-9]*\) found [1-9].*/\1/p')
 log "a frame of d1 (found by dom0's window): $other"
 domu_start h1 --novif --mods xfab_hostile --vcpus 1
 must xfabctl group add ptr h1
+# d1's vif stays: each case must leave no more than it found
+net_held_mark
 domu_must h1 10 "echo $other >/sys/module/xfab_hostile/parameters/ptr_frame" >/dev/null || exit $?
 for c in ptr_valid ptr_unasked ptr_bad_frame ptr_other; do
 	hostile_vif xfab_netback $c
@@ -297,6 +299,7 @@ for c in ptr_valid ptr_unasked ptr_bad_frame ptr_other; do
 	[ "${v%% *}" = ok ] || fail "hostile member h1, case $c: $v"
 done
 domu_destroy h1 >/dev/null
+NET_HELD=""
 
 # ---- 4. d3, not a member, relaxed trust: no pointer mode ----
 relax_vif() { xfabctl trust "$1" vif/0 relaxed >/dev/null; }
