@@ -449,8 +449,10 @@ wait_for() {
 # marks it: xl info's xen_extra ends in -xfab.
 xen_patched() { xl info | grep -q '^xen_extra.*-xfab'; }
 
-# Is domain id $1 no longer listed (destroyed whole, not held as a zombie)?
-dom_gone() { ! xl list | awk 'NR > 1 { print $2 }' | grep -qx "$1"; }
+# Is domain $1 (an id or a name) no longer listed (destroyed whole, not
+# held as a zombie)? Names and ids are both matched: a name once went
+# to the id column here, so such a check could never fail.
+dom_gone() { ! xl list | awk 'NR > 1 { print $1; print $2 }' | grep -qx "$1"; }
 
 # domu_plant NAME TOKEN: NAME plants 4 MiB of locked pages (xfab-peek
 # plant, common/xfab_plant.h) and keeps them while it lives.
