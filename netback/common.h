@@ -270,6 +270,8 @@ struct xfab_nb_queue {
 	struct xfab_nb_pool tx_pool;	/* the guest's TX pool, read-only */
 	u32 tx_pool_ops;		/* this batch's memcpys and bytes */
 	u64 tx_pool_bytes;
+	u32 tx_ptr_packets;		/* and its packets sent by reference */
+	u64 tx_ptr_bytes;
 	struct timer_list rate_timer;	/* reschedules NAPI when credit is due */
 	bool tx_throttled;		/* waiting for rate_timer */
 	struct xfab_nb_lro lro;

@@ -400,10 +400,8 @@ int xfab_nb_ptr_packet(struct xfab_nb_queue *q, struct xfab_nb_txp *p,
 	refcount_inc(&ctx->ref);
 	ctx->parked += p->pp->nids;
 	p->wn = NULL;			/* the pending packet holds it now */
-	u64_stats_update_begin(&q->st.tx_sync);
-	u64_stats_inc(&q->st.txr_ptr_packets);
-	u64_stats_add(&q->st.txr_ptr_bytes, p->pkt.len);
-	u64_stats_update_end(&q->st.tx_sync);
+	q->tx_ptr_packets++;		/* counted with the batch's copies */
+	q->tx_ptr_bytes += p->pkt.len;
 	return 0;
 copy:
 	xfab_nb_tx_inc(q, txr_ptr_fallback);

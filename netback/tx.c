@@ -383,8 +383,9 @@ static void tx_deliver(struct xfab_nb_queue *q, int n)
 }
 
 /*
- * A batch's copies, by hypercall and by memcpy, in one update section;
- * the memcpy tally starts again for the next batch.
+ * A batch's copies, by hypercall and by memcpy, and its packets sent by
+ * reference, in one update section; the tallies start again for the
+ * next batch.
  */
 static void tx_count_copies(struct xfab_nb_queue *q, u32 nops)
 {
@@ -397,9 +398,13 @@ static void tx_count_copies(struct xfab_nb_queue *q, u32 nops)
 	}
 	u64_stats_add(&st->txr_pool_ops, q->tx_pool_ops);
 	u64_stats_add(&st->txr_pool_bytes, q->tx_pool_bytes);
+	u64_stats_add(&st->txr_ptr_packets, q->tx_ptr_packets);
+	u64_stats_add(&st->txr_ptr_bytes, q->tx_ptr_bytes);
 	u64_stats_update_end(&st->tx_sync);
 	q->tx_pool_ops = 0;
 	q->tx_pool_bytes = 0;
+	q->tx_ptr_packets = 0;
+	q->tx_ptr_bytes = 0;
 }
 
 static void tx_publish(struct xfab_nb_queue *q)
