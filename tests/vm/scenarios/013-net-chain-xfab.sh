@@ -10,6 +10,9 @@
 #   <-> a (xfab_netfront, 10.1.0.2/24 on xenbr1), b (xfab_netfront, eth0
 #   10.1.0.1/24 on xenbr1, eth1 10.2.0.1/24 on xenbr2, forwarding), c
 #   (xfab_netfront, 10.2.0.2/24 on xenbr2); 1 vCPU each (chain.sh).
+# Tier: check-full
+#   The benchmark's own setup (make bench runs it every round); make
+#   check covers its drivers with 012 and 032 and keeps its time.
 . /xfab/guest/lib.sh
 . /xfab/guest/net.sh
 . /xfab/guest/chain.sh

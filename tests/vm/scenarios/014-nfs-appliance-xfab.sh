@@ -13,6 +13,9 @@
 #   serving a 256 MiB RAM disk) <-> s (xfab_netfront 10.0.0.2/24,
 #   xfab_blkfront xvdb, nfsd) ; c (xfab_netfront 10.0.0.3/24, the NFS
 #   client). 2 vCPUs, 512 MiB each.
+# Tier: check-full
+#   The benchmark's own setup (make bench runs it every round); make
+#   check covers its drivers with 012 and 032 and keeps its time.
 . /xfab/guest/lib.sh
 . /xfab/guest/net.sh
 . /xfab/guest/blk.sh
