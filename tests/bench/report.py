@@ -49,9 +49,14 @@ COSTS = [("irq_dom0", "dom0 interrupts / 1000 pkts", 1000),
 TICKS = ["usr", "sys", "irq", "idle", "steal"]
 # Cost per GB a throughput run moved (Mbit/s times netperf's own seconds):
 # what a byte costs, whatever the packet sizes of each pair.
+# The bytes counted per byte moved: those xfab_netback copied with memcpy
+# (pool mode, or out of a window) and those it passed up by pointer
+# (docs/pointer-mode.md), from its ethtool counters.
 NET_GB_COSTS = [("cpu", "CPU s / GB (dom0 + domU)", 1),
                 ("cpu_dom0", "CPU s / GB (dom0)", 1),
-                ("cpu_domu", "CPU s / GB (domU)", 1)]
+                ("cpu_domu", "CPU s / GB (domU)", 1),
+                ("copy_bytes", "bytes memcpy'd by the backend / byte", 1e-9),
+                ("ptr_bytes", "bytes by pointer / byte", 1e-9)]
 # Cost per block request (requests counted in the domU's diskstats).
 BLK_COSTS = [("map_calls", "grant map hypercalls / request (backend)", 1),
              ("unmap_calls", "grant unmap hypercalls / request (backend)", 1),
@@ -74,7 +79,8 @@ BLK_MIB_COSTS = [("cpu", "CPU ms / MiB (dom0 + domU)", 1e3),
 # The headline: per benchmark (the scenario's name after its number),
 # each set against the stock set that does the same work with a guest's
 # data (tests/vm/guest/bench.sh says why these pairs).
-NET_PAIRS = [("xfab", "stocksafe"), ("xfabro", "stock"), ("xfablend", "stock")]
+NET_PAIRS = [("xfab", "stocksafe"), ("xfabro", "stock"), ("xfabptr", "stock"),
+             ("xfablend", "stock")]
 PAIRS = {"net": NET_PAIRS, "chain": NET_PAIRS, "nfs": NET_PAIRS,
          "blk": [("xfab", "stockbig"), ("xfabro", "stockbig")]}
 # The interval's confidence: the report gives the narrowest sign-test
@@ -84,6 +90,7 @@ CONFIDENCE = 0.95
 USER_HZ = 100
 SET_LABELS = {"stock": "stock", "stocksafe": "stock trusted=0",
               "stockbig": "stock 256 segs", "xfab": "xfab", "xfabro": "xfab-ro",
+              "xfabptr": "xfab-ptr",
               "xfabsp": "xfab split_kb=256", "xfabnp": "xfab poll_us=0",
               "xfabpoll": "xfab rx-usecs 50", "xfabnl": "xfab rx-gro-hw off",
               "xfabdefer": "xfab napi_defer_hard_irqs",

@@ -79,6 +79,12 @@ if [ -n "${BLK_FE_KARGS:-}" ]; then
 	envs+=(--env "BLK_FE_KARGS=$BLK_FE_KARGS")
 fi
 
+# pointer mode needs the hypervisor with xen-patches/: then every set
+# runs in that boot, so that the sets still compare within one boot
+case " $net_sets " in
+*" xfabptr "*) envs+=(--patched-xen) ;;
+esac
+
 tests/vm/deps.sh python3-matplotlib
 prof=""
 [ "${BENCH_PROFILE:-0}" = 1 ] && prof=" after a profiled one"

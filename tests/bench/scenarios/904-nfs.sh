@@ -14,8 +14,10 @@
 #   NFS's fraction of it per set. Every set of BENCH_SETS, rotated each
 #   round as 901 does; the block pair follows the set (stock* the stock
 #   pair, stocksafe with xen_blkfront.trusted=0 too; xfab* the xfab pair,
-#   xfabro with both devices in relaxed trust). Cost counters (c's vif,
-#   c's and dom0's /proc/stat) around every run. Fails only if a workload
+#   xfabro with both devices in relaxed trust, xfabptr likewise with s
+#   and c members of one appliance group: c's TX and s's go by
+#   pointer). Cost counters (c's vif, c's and dom0's /proc/stat) around
+#   every run. Fails only if a workload
 #   does not run or a set's setting did not reach its driver.
 # Topology: dom0 (the set's backends on xenbr0 and a 320 MiB RAM disk) <->
 #   s (the set's netfront 10.0.0.2/24, its blkfront xvdb, nfsd) ; c (the
@@ -28,8 +30,10 @@
 DIAG=net_diag
 BLK_SIZE_MB=320
 
-# xfabro's hook for s: its vif and its vbd relaxed by the "toolstack"
+# xfabro's hook for s: its vif and its vbd relaxed by the "toolstack";
+# xfabptr's: the same, s a member of the group too (c's hook joins c)
 nfs_relax_hook() { bench_relax_hook "$1" && BLK_RELAXED=xvdb blk_trust_hook "$1"; }
+nfs_ptr_hook() { bench_ptr_hook "$1" && BLK_RELAXED=xvdb blk_trust_hook "$1"; }
 
 # IOZone -I on DIR in domain NAME at each record size of NFS_RECORDS,
 # recorded as PREFIX_<phase>_<R>K in MiB/s, on a file of NFS_FILE_MB at
@@ -73,6 +77,7 @@ bench_nfs_set() {
 	chook=$(bench_net_hook "$set")
 	hook=$chook
 	[ "$set" = xfabro ] && hook=nfs_relax_hook
+	[ "$set" = xfabptr ] && hook=nfs_ptr_hook
 	bfe=$(bench_blk_frontend "$set")
 	net_use_backend "$(bench_backend "$set")"
 	blk_use_backend "$(bench_blk_backend "$set")"
@@ -87,8 +92,8 @@ bench_nfs_set() {
 	got=$(blk_driver_front s xvdb)
 	[ "$got" = "${bfe//-/_}" ] || fail "$set: s's xvdb is driven by '$got', not $bfe"
 	bench_check_param s "$set" stocksafe xen_blkfront trusted N
-	if [ "$set" = xfabro ]; then
-		[ "$(blk_fstat s xvdb write_mode)" = in-place ] || fail "xfabro: s's xvdb writes are not in place"
+	if [ "$set" = xfabro ] || [ "$set" = xfabptr ]; then
+		[ "$(blk_fstat s xvdb write_mode)" = in-place ] || fail "$set: s's xvdb writes are not in place"
 	fi
 	nfs_serve s xvdb
 	nfs_mount c

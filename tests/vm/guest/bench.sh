@@ -28,8 +28,14 @@ BENCH_PROFILE=${BENCH_PROFILE:-}
 # same size), then experiments a run names in BENCH_SETS / BLK_SETS.
 #   stocksafe  xen-netfront / xen-blkfront with trusted=0: bounce buffers
 #   stockbig   xen-blkfront with max_indirect_segments=256 (1 MiB requests)
+#   xfabptr    pointer mode (docs/pointer-mode.md): the guests are members
+#              of an appliance group in relaxed trust, and dom0 reads
+#              their TX through xfab_window; needs the patched Xen, so a
+#              run naming it boots that (tests/bench/run.sh), every set
+#              in the same boot. Beside stock (both hand over a guest's
+#              pages in place).
 BENCH_NET_DEFAULT="stocksafe stock xfab xfabro"
-BENCH_NET_SETS="$BENCH_NET_DEFAULT xfabpoll xfablend xfabkick xfabdefer"
+BENCH_NET_SETS="$BENCH_NET_DEFAULT xfabptr xfabpoll xfablend xfabkick xfabdefer"
 BENCH_BLK_DEFAULT="stock stockbig xfab xfabro"
 BENCH_BLK_SETS="$BENCH_BLK_DEFAULT stocksafe xfabsp xfabnp"
 BENCH_SETS=${BENCH_SETS:-$BENCH_NET_DEFAULT}
@@ -75,6 +81,7 @@ bench_rounds() {
 	for rep in $([ -n "$BENCH_PROFILE" ] && echo 0) $(seq "$BENCH_REPEATS"); do
 		for set in $(bench_order "$sets" "$rep"); do
 			log "== round $rep, $set"
+			[ "$set" = xfabptr ] && bench_ptr_prepare
 			"$fn" "$set" "$rep"
 		done
 	done
@@ -133,6 +140,7 @@ bench_net_kargs() {
 bench_net_hook() {
 	case $1 in
 	xfabro | xfablend) echo bench_relax_hook ;;
+	xfabptr) echo bench_ptr_hook ;;
 	esac
 }
 
@@ -143,6 +151,33 @@ bench_relax_hook() {
 	for d in $(xenstore-list "/local/domain/$1/device/vif"); do
 		xenstore-write "/local/domain/$1/device/vif/$d/xfab-trust" relaxed || return 1
 	done
+}
+
+# xfabptr's hook: relaxed as xfabro, and a member of the appliance group
+# "bench" (xfabctl drops the members of earlier rounds, which are gone),
+# both before the frontend connects: it asks for pointer mode only when
+# its own group record lists members then.
+bench_ptr_hook() {
+	bench_relax_hook "$1" && xfabctl group add bench "$1" >/dev/null
+}
+
+# bench_ptr_prepare: what dom0 needs before an xfabptr guest's vif is
+# probed (xfab_netback offers the mode at probe when xfab_window is
+# loaded): the patched Xen, xfab_window loaded, and the balloon allowed
+# to hotplug unpopulated memory (the windows cost dom0 struct pages, not
+# RAM). Both stay for the rest of the run: with no group member to
+# read, xfab_window maps nothing and the other sets are unchanged.
+bench_ptr_prepare() {
+	xen_patched || fail "xfabptr needs the patched Xen (xl info has no -xfab in xen_extra)"
+	echo 1 >/proc/sys/xen/balloon/hotplug_unpopulated
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+	lsmod | grep -q '^xfab_window ' || load_backend xfab_window
+}
+
+# bench_ptr_taken DOMID DEVID: the guest's frontend answered the
+# backend's offer of pointer mode on that vif
+bench_ptr_taken() {
+	[ "$(xenstore-read "/local/domain/$1/device/vif/$2/xfab-ptr" 2>/dev/null)" = 1 ]
 }
 
 # bench_net_ready SET NAME: NAME (booted as SET) has the set's drivers
@@ -163,6 +198,14 @@ bench_net_ready() {
 		if [ "$set" = xfabro ] || [ "$set" = xfablend ]; then
 			domu_must "$s" 10 "grep -h '^tx: ids' /sys/kernel/debug/xfab_netfront/$n/q*" |
 				grep -q "granted in place" || fail "$set: $s's $n does not grant TX in place"
+		fi
+		# both ends took pointer mode, and dom0 holds a window over the
+		# guest: otherwise the set measures xfabro under another name
+		if [ "$set" = xfabptr ]; then
+			wait_for 30 bench_ptr_taken "$id" "${v##*.}" ||
+				fail "xfabptr: $s's $n did not take pointer mode (no xfab-ptr=1)"
+			wait_for 30 grep -q "^peer $id " /sys/kernel/debug/xfab_window/windows ||
+				fail "xfabptr: dom0 holds no window over $s (domid $id)"
 		fi
 		if [ "$set" = xfablend ]; then
 			domu_must "$s" 10 "grep -h '^rx: pool pages off the ring' /sys/kernel/debug/xfab_netfront/$n/q*" |
@@ -208,7 +251,9 @@ domu_vals() { echo "$1" | awk -v k="$2" '$1 == k { $1 = ""; print substr($0, 2) 
 
 # One line of dom0-side cost counters for domain ID's first vif: dom0
 # irqs, packets (both directions), then grant-copy ops, grant-copy
-# hypercalls and backend kicks ("-" unless xfab_netback). CPU time comes
+# hypercalls, backend kicks, bytes the backend memcpy'd (pool mode, both
+# ways, and copies out of a window) and bytes it passed up by pointer
+# ("-" each unless xfab_netback). CPU time comes
 # from the /proc/stat ticks (stat_snap), not from xl list: one xl list
 # costs about a second of dom0 CPU under TCG, which the window around the
 # run would count.
@@ -222,7 +267,9 @@ cost_snap() {
 			/_(txr|rxr)_copy_ops:/ { o += $2; x = 1 }
 			/_(txr|rxr)_copy_calls:/ { c += $2 }
 			/_(txr|rxr)_kicks(_late)?:/ { k += $2 }
-			END { if (x) print o, c, k; else print "- - -" }')"
+			/_(txr|rxr)_pool_bytes:/ { m += $2 }
+			/_txr_ptr_bytes:/ { p += $2 }
+			END { if (x) print o, c, k, m, p; else print "- - - - -" }')"
 }
 
 # Record the differences between two lines of values named by $4 (a
@@ -281,7 +328,7 @@ bench_measure() {
 	fi
 	prof_end "$set" "$rep" "$wl" "$out"
 	b=$(cost_snap "$id")
-	cost_rec "$set" "$rep" "$wl" "irq_dom0 pkts gnt_copy_ops gnt_copy_calls be_kicks $(stat_names dom0)" "$a $s0" "$b $s1"
+	cost_rec "$set" "$rep" "$wl" "irq_dom0 pkts gnt_copy_ops gnt_copy_calls be_kicks copy_bytes ptr_bytes $(stat_names dom0)" "$a $s0" "$b $s1"
 	cost_rec "$set" "$rep" "$wl" "irq_domu fe_kicks $(stat_names domu)" \
 		"$(for k in @irqs @fekicks @stat; do domu_vals "$out" $k 1; done | tr '\n' ' ')" \
 		"$(for k in @irqs @fekicks @stat; do domu_vals "$out" $k '$'; done | tr '\n' ' ')"
