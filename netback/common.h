@@ -94,6 +94,7 @@ extern unsigned int xfab_nb_kick_us;
 
 extern bool xfab_nb_ptr;
 extern unsigned int xfab_nb_ptr_slots;
+extern unsigned int xfab_nb_ptr_age_ms;
 extern unsigned int xfab_nb_max_queues;
 extern unsigned int xfab_nb_rx_backlog;
 extern unsigned int xfab_nb_rx_hold_max;
@@ -138,6 +139,7 @@ struct xfab_nb_stats {
 	u64_stats_t txr_ptr_late_done;	/* answered once the stack let go */
 	u64_stats_t txr_ptr_stack_copied;	/* of those: the stack copied */
 	u64_stats_t txr_ptr_fallback;	/* copied out of the window here */
+	u64_stats_t txr_ptr_aged;	/* of those: the oldest waited too long */
 	u64_stats_t txr_ptr_no_window;	/* dropped: no window over the peer */
 	u64_stats_t txr_ptr_bad_span;	/* dropped: a frame it does not map */
 	struct u64_stats_sync rx_sync;

@@ -179,6 +179,18 @@ unsigned int xfab_nb_ptr_slots = 128;
 module_param_named(ptr_slots, xfab_nb_ptr_slots, uint, 0644);
 MODULE_PARM_DESC(ptr_slots, "TX slots per queue that may wait for the stack in pointer mode before packets are copied (default 128; 0 copies all)");
 
+/*
+ * The same for time: while the oldest packet of a queue sent by reference
+ * has waited this long, the next ones are copied. A consumer that holds
+ * one packet for long (a stalled guest behind the bridge, a full socket)
+ * is likely to hold the next too; copying keeps the sender's pages and
+ * slots free. The stuck packet itself cannot be answered early: the guest
+ * would reuse its page while dom0 still reads it.
+ */
+unsigned int xfab_nb_ptr_age_ms = 1000;
+module_param_named(ptr_age_ms, xfab_nb_ptr_age_ms, uint, 0644);
+MODULE_PARM_DESC(ptr_age_ms, "Pointer mode: copy new packets while the oldest one sent by reference has waited this long, in ms (default 1000; 0: no limit)");
+
 struct workqueue_struct *xfab_nb_wq;
 struct dentry *xfab_nb_debugfs;
 struct xfab_nb_totals xfab_nb_totals;

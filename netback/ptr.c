@@ -11,8 +11,9 @@
  * themselves: no copy here. Its data slots are answered when the stack
  * lets go of the skb (the zerocopy completion), so the guest keeps its
  * pages until then. Anything else with a pointer slot (a granted slot
- * beside it, more frags than an skb holds, too many slots waiting) is
- * copied out of the window at once, as from a pool, and answered.
+ * beside it, more frags than an skb holds, too many slots waiting, or
+ * one waiting too long) is copied out of the window at once, as from a
+ * pool, and answered.
  *
  * A window page has no valid p2m entry: it must never reach grant copy
  * or a device's DMA. Every exit from dom0's stack but an xfab vif with
@@ -58,6 +59,8 @@ struct xfab_nb_ptr {
 	struct xfab_nb_queue __rcu *q;	/* NULL once the queue let go */
 	struct llist_head done;		/* completed, for NAPI to answer */
 	u32 parked;			/* NAPI only: data slots not answered */
+	/* NAPI only, while attached: packets not answered, oldest first */
+	struct list_head pending;
 	domid_t peer;
 	struct xfab_nb_wnops wn;	/* our own hold on xfab_window */
 };
@@ -68,6 +71,8 @@ struct xfab_nb_ptr_pkt {
 	struct xfab_nb_ptr *ctx;
 	struct xfab_wn *wn;		/* held: its pages are the skb's frags */
 	struct llist_node node;
+	struct list_head link;		/* in ctx->pending */
+	unsigned long since;		/* jiffies when it went up */
 	bool copied;			/* the stack copied the frags after all */
 	u8 nids;
 	u16 ids[XFAB_TX_FATAL_SLOTS];
@@ -223,6 +228,7 @@ int xfab_nb_ptr_attach(struct xfab_nb_queue *q)
 	}
 	refcount_set(&ctx->ref, 1);
 	init_llist_head(&ctx->done);
+	INIT_LIST_HEAD(&ctx->pending);
 	ctx->peer = q->vif->domid;
 	RCU_INIT_POINTER(ctx->q, q);
 	atomic_inc(&nb_ptr_live);
@@ -249,6 +255,11 @@ void xfab_nb_ptr_detach(struct xfab_nb_queue *q)
 	all = llist_del_all(&ctx->done);
 	llist_for_each_entry_safe(pp, tmp, all, node)
 		nb_ptr_pkt_free(pp);
+	/*
+	 * The packets still pending are freed by their completions, in any
+	 * context: nothing walks this list from here on.
+	 */
+	INIT_LIST_HEAD(&ctx->pending);
 	q->ptr = NULL;
 	nb_ptr_ctx_put(ctx);
 }
@@ -268,6 +279,7 @@ void xfab_nb_ptr_reap(struct xfab_nb_queue *q)
 		for (i = 0; i < pp->nids; i++)
 			xfab_nb_tx_respond(q, pp->ids[i], XEN_NETIF_RSP_OKAY);
 		ctx->parked -= pp->nids;
+		list_del(&pp->link);
 		n++;
 		copied += pp->copied;
 		nb_ptr_pkt_free(pp);
@@ -342,12 +354,25 @@ static struct xfab_nb_ptr_pkt *nb_ptr_park(struct xfab_nb_ptr *ctx,
 			pp->ids[pp->nids++] = p->ids[i];
 	pp->ctx = ctx;
 	pp->wn = p->wn;
+	pp->since = jiffies;
 	pp->copied = false;
 	refcount_set(&pp->ubuf.refcnt, 1);
 	/* not DONT_ORPHAN: clones and software GSO must copy these frags */
 	pp->ubuf.flags = SKBFL_ZEROCOPY_ENABLE;
 	nb_ptr_zc_set(&pp->ubuf);
 	return pp;
+}
+
+/* Has the oldest packet still held by the stack waited past ptr_age_ms? */
+static bool nb_ptr_aged(struct xfab_nb_ptr *ctx)
+{
+	unsigned int ms = READ_ONCE(xfab_nb_ptr_age_ms);
+	struct xfab_nb_ptr_pkt *old;
+
+	old = list_first_entry_or_null(&ctx->pending, struct xfab_nb_ptr_pkt,
+				       link);
+	return ms && old &&
+	       time_after(jiffies, old->since + msecs_to_jiffies(ms));
 }
 
 /*
@@ -386,7 +411,14 @@ int xfab_nb_ptr_packet(struct xfab_nb_queue *q, struct xfab_nb_txp *p,
 		}
 		va[i] = page_address(pg[i]);
 	}
-	if (!all || ctx->parked + ns > READ_ONCE(xfab_nb_ptr_slots))
+	if (!all)
+		goto copy;
+	/* before the slot bound, which a stuck consumer reaches first */
+	if (nb_ptr_aged(ctx)) {
+		xfab_nb_tx_inc(q, txr_ptr_aged);
+		goto copy;
+	}
+	if (ctx->parked + ns > READ_ONCE(xfab_nb_ptr_slots))
 		goto copy;
 	p->skb = nb_ptr_skb(q, p->pkt.len, ns, va, pg);
 	if (!p->skb)
@@ -399,6 +431,7 @@ int xfab_nb_ptr_packet(struct xfab_nb_queue *q, struct xfab_nb_txp *p,
 	}
 	refcount_inc(&ctx->ref);
 	ctx->parked += p->pp->nids;
+	list_add_tail(&p->pp->link, &ctx->pending);
 	p->wn = NULL;			/* the pending packet holds it now */
 	q->tx_ptr_packets++;		/* counted with the batch's copies */
 	q->tx_ptr_bytes += p->pkt.len;

@@ -29,6 +29,7 @@ static const struct xfab_stat nb_fixed[] = {
 	NB_TX(txr_poll_cut),
 	NB_TX(txr_ptr_packets), NB_TX(txr_ptr_bytes), NB_TX(txr_ptr_late_done),
 	NB_TX(txr_ptr_stack_copied), NB_TX(txr_ptr_fallback),
+	NB_TX(txr_ptr_aged),
 	NB_TX(txr_ptr_no_window), NB_TX(txr_ptr_bad_span),
 	NB_AT(txr_ptr_exit_copies), NB_AT(txr_ptr_exit_drops),
 	NB_AT(dbg_pokes),

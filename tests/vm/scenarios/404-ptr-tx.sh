@@ -21,6 +21,14 @@
 #     debugfs) and a second stream of 4 MiB goes through.
 #   - d1 -> d2 through dom0's bridge, 32 MiB, sha256 at both ends: at
 #     least 30 MiB of it sent by pointer.
+#   - The age limit: d1 sends UDP to d2 (netperf UDP_STREAM, 8 s, an
+#     8 MiB socket buffer) and d2 is paused after 1 s: d1's packets
+#     wait in dom0 by reference (d2's ring, then its backlog). From 2 s
+#     after the pause, while d1 pings dom0 5 times (the pings get
+#     through), the flood's packets are copied because the oldest one
+#     waited over ptr_age_ms (1 s): txr_ptr_aged grows by 5 or more.
+#     Unpaused, d2 takes what waits and every TX slot of d1 is
+#     answered.
 #   - dom0 -> d1, 16 MiB, sha256 at both ends: the unchanged RX path.
 #   - d2 leaves the group in the middle of a 32 MiB stream to dom0: the
 #     stream arrives intact, d2's frontend says it left and grants its
@@ -69,7 +77,7 @@ D=/sys/kernel/debug/xfab_window
 mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 # the counters read, totals over the vif's queues (ethtool -S)
 BE_KEYS="txr_ptr_packets txr_ptr_bytes txr_ptr_late_done txr_ptr_stack_copied
-	txr_ptr_fallback txr_ptr_no_window txr_ptr_bad_span txr_drop_ptr_refused
+	txr_ptr_fallback txr_ptr_aged txr_ptr_no_window txr_ptr_bad_span txr_drop_ptr_refused
 	txr_copy_ops txr_pool_bytes txr_packets"
 FE_KEYS="tx_ptr_slots tx_ptr_bytes tx_grants tx_bounced"
 declare -A ctr b0 b1 f0 f1 nr
@@ -239,6 +247,39 @@ figure d1_to_d2.tx_grants "$(delta f0 f1 tx_grants)"
 	fail "d1 -> d2, 32 MiB: d1 sent $fe_ptr bytes by pointer (tx_ptr_bytes), want at least 30 MiB"
 no_refusals "$d1" "after d1 -> d2"
 no_refusals "$d2" "after d1 -> d2 (d2's ACKs)"
+
+# ---- the age limit: d1 floods d2 while d2 takes nothing ----
+# d1's datagrams to a paused d2 wait in dom0 by reference (d2's ring is
+# full, then its backlog). Once the oldest has waited ptr_age_ms (1 s),
+# the queue's next packets are copied (txr_ptr_aged) and answered at
+# once. The age is per queue, so the flood itself must go on: with
+# netperf's default socket buffer (208 KiB) the waiting datagrams would
+# fill it and block the sender. d1's pings to dom0 meanwhile (on either
+# queue) must get through. Unpaused, d2 takes what waits and every TX
+# slot of d1 is answered.
+domu_must d2 10 "netserver >/dev/null 2>&1" >/dev/null || exit $?
+domu_must d1 10 "echo 16777216 >/proc/sys/net/core/wmem_max &&
+	netperf -H 10.0.0.3 -t UDP_STREAM -l 8 -- -m 1400 -s 8M >/tmp/age.np 2>&1 &" >/dev/null || exit $?
+sleep 1
+must xl pause d2
+sleep 2
+be_read "$d1" b0
+figure age.ptr_packets_waiting $((${b0[txr_ptr_packets]} - ${b0[txr_ptr_late_done]}))
+out=$(domu_exec d1 60 "ping -c 5 -i 0.2 -W 3 10.0.0.1")
+rc=$?
+be_read "$d1" b1
+must xl unpause d2
+[ $rc = 0 ] ||
+	fail "d1 could not ping dom0 while its datagrams to a paused d2 waited in dom0: $(echo "$out" | tail -n 2 | tr '\n' ' ')"
+aged=$(delta b0 b1 txr_ptr_aged)
+figure age.txr_ptr_aged "$aged"
+figure age.txr_ptr_fallback "$(delta b0 b1 txr_ptr_fallback)"
+[ "$aged" -ge 5 ] ||
+	fail "d1's flood to a paused d2, 2 s after the pause: $aged packets copied for age (txr_ptr_aged), want 5 or more (txr_ptr_fallback grew by $(delta b0 b1 txr_ptr_fallback), packets waiting $((${b0[txr_ptr_packets]} - ${b0[txr_ptr_late_done]})))"
+out=$(tx_settled d1) ||
+	fail "d1 still has TX slots unanswered 15 s after d2 was unpaused: $(echo "$out" | tr '\n' ' ')"
+no_refusals "$d1" "after flooding a paused d2"
+log "age limit: $aged packets copied while the oldest waited; d1 TX settled"
 
 # ---- 3. dom0 -> d1, 16 MiB: the RX path, unchanged ----
 xfer_dom0_to_domu d1 10.0.0.2 16M 44 ptr_dom0_to_d1_mbit
