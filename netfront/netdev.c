@@ -107,7 +107,7 @@ void xfab_nf_disable(struct xfab_nf_info *info, const char *why)
 	netif_tx_stop_all_queues(info->netdev);
 }
 
-static int xfab_nf_open(struct net_device *dev)
+static int nf_open(struct net_device *dev)
 {
 	struct xfab_nf_info *info = netdev_priv(dev);
 	unsigned int i;
@@ -125,7 +125,7 @@ static int xfab_nf_open(struct net_device *dev)
 	return 0;
 }
 
-static int xfab_nf_close(struct net_device *dev)
+static int nf_close(struct net_device *dev)
 {
 	struct xfab_nf_info *info = netdev_priv(dev);
 	unsigned int i;
@@ -142,24 +142,24 @@ static int xfab_nf_close(struct net_device *dev)
 }
 
 /* Jumbo frames take several TX slots: only a backend with SG takes them. */
-static unsigned int xfab_nf_mtu_limit(const struct xfab_nf_info *info)
+static unsigned int nf_mtu_limit(const struct xfab_nf_info *info)
 {
 	return info->be.sg ? XFAB_NF_MAX_MTU : ETH_DATA_LEN;
 }
 
-static int xfab_nf_change_mtu(struct net_device *dev, int mtu)
+static int nf_change_mtu(struct net_device *dev, int mtu)
 {
 	struct xfab_nf_info *info = netdev_priv(dev);
 
-	if (mtu > xfab_nf_mtu_limit(info))
+	if (mtu > nf_mtu_limit(info))
 		return -EINVAL;
 	WRITE_ONCE(dev->mtu, mtu);
 	return 0;
 }
 
 /* Offer only what the backend announced; before connect that is nothing. */
-static netdev_features_t xfab_nf_fix_features(struct net_device *dev,
-					      netdev_features_t features)
+static netdev_features_t nf_fix_features(struct net_device *dev,
+					 netdev_features_t features)
 {
 	struct xfab_nf_info *info = netdev_priv(dev);
 	const struct xfab_nf_backend *be = &info->be;
@@ -184,25 +184,25 @@ static netdev_features_t xfab_nf_fix_features(struct net_device *dev,
  * class). Say so; the ring and its pages stay until the backend answers
  * or goes away, as nothing else may reclaim them.
  */
-static void xfab_nf_tx_timeout(struct net_device *dev, unsigned int txqueue)
+static void nf_tx_timeout(struct net_device *dev, unsigned int txqueue)
 {
 	netdev_warn(dev, "tx queue %u stalled: backend is not answering\n",
 		    txqueue);
 }
 
 static const struct net_device_ops xfab_nf_netdev_ops = {
-	.ndo_open = xfab_nf_open,
-	.ndo_stop = xfab_nf_close,
+	.ndo_open = nf_open,
+	.ndo_stop = nf_close,
 	.ndo_start_xmit = xfab_nf_start_xmit,
-	.ndo_change_mtu = xfab_nf_change_mtu,
-	.ndo_fix_features = xfab_nf_fix_features,
+	.ndo_change_mtu = nf_change_mtu,
+	.ndo_fix_features = nf_fix_features,
 	.ndo_get_stats64 = xfab_nf_get_stats64,
-	.ndo_tx_timeout = xfab_nf_tx_timeout,
+	.ndo_tx_timeout = nf_tx_timeout,
 	.ndo_set_mac_address = eth_mac_addr,
 	.ndo_validate_addr = eth_validate_addr,
 };
 
-static void xfab_nf_setup_features(struct net_device *nd)
+static void nf_setup_features(struct net_device *nd)
 {
 	nd->hw_features = NETIF_F_SG | NETIF_F_IP_CSUM | NETIF_F_IPV6_CSUM |
 			  NETIF_F_TSO | NETIF_F_TSO6 | NETIF_F_RXCSUM;
@@ -246,7 +246,7 @@ int xfab_nf_netdev_create(struct xenbus_device *dev, const u8 *mac,
 	}
 	nd->netdev_ops = &xfab_nf_netdev_ops;
 	nd->ethtool_ops = &xfab_nf_ethtool_ops;
-	xfab_nf_setup_features(nd);
+	nf_setup_features(nd);
 	eth_hw_addr_set(nd, mac);
 	SET_NETDEV_DEV(nd, &dev->dev);
 	netif_set_real_num_tx_queues(nd, 1);

@@ -2,7 +2,7 @@
 /*
  * xfab_netfront negotiation: the xenbus driver for "vif" devices.
  *
- * One state function, xfab_nf_backend_changed(), carries out what
+ * One state function, nf_backend_changed(), carries out what
  * xfab_fe_step() (common/, shared with xfab_blkfront) decides:
  *   backend InitWait, we Initialising or Closed: connect (rings, keys in
  *     one transaction), then we go Connected;
@@ -321,7 +321,7 @@ static const char *nf_rx_mode(const struct xfab_nf_info *info)
 }
 
 /* Rings up, keys written, NAPI on. Any failure leaves nothing behind. */
-static int xfab_nf_connect(struct xfab_nf_info *info)
+static int nf_connect(struct xfab_nf_info *info)
 {
 	struct xenbus_device *dev = info->xbdev;
 	struct net_device *nd = info->netdev;
@@ -416,8 +416,7 @@ static void nf_backend_connected(struct xfab_nf_info *info)
 }
 
 /* The state function: every backend transition comes through here. */
-static void xfab_nf_backend_changed(struct xenbus_device *dev,
-				    enum xenbus_state be)
+static void nf_backend_changed(struct xenbus_device *dev, enum xenbus_state be)
 {
 	struct xfab_nf_info *info = dev_get_drvdata(&dev->dev);
 	enum xfab_fe_work work;
@@ -431,7 +430,7 @@ static void xfab_nf_backend_changed(struct xenbus_device *dev,
 		xenbus_strstate(next));
 	switch (work) {
 	case XFAB_FE_CONNECT:
-		if (xfab_nf_connect(info))
+		if (nf_connect(info))
 			return;
 		break;
 	case XFAB_FE_REFRESH:
@@ -450,8 +449,8 @@ static void xfab_nf_backend_changed(struct xenbus_device *dev,
 	xfab_fe_publish(dev, next, close);
 }
 
-static int xfab_nf_probe(struct xenbus_device *dev,
-			 const struct xenbus_device_id *id)
+static int nf_probe(struct xenbus_device *dev,
+		    const struct xenbus_device_id *id)
 {
 	struct xfab_nf_info *info;
 	u8 mac[ETH_ALEN];
@@ -520,7 +519,7 @@ static void nf_bus_close(struct xenbus_device *dev)
 	nf_wait_backend(dev, XenbusStateClosed, XenbusStateClosed);
 }
 
-static void xfab_nf_remove(struct xenbus_device *dev)
+static void nf_remove(struct xenbus_device *dev)
 {
 	struct xfab_nf_info *info = dev_get_drvdata(&dev->dev);
 
@@ -535,7 +534,7 @@ static void xfab_nf_remove(struct xenbus_device *dev)
 }
 
 /* After save/restore the backend is a new one: our rings mean nothing. */
-static int xfab_nf_resume(struct xenbus_device *dev)
+static int nf_resume(struct xenbus_device *dev)
 {
 	struct xfab_nf_info *info = dev_get_drvdata(&dev->dev);
 
@@ -553,10 +552,10 @@ static const struct xenbus_device_id xfab_nf_ids[] = {
 static struct xenbus_driver xfab_nf_driver = {
 	.name = XFAB_NF_NAME,
 	.ids = xfab_nf_ids,
-	.probe = xfab_nf_probe,
-	.remove = xfab_nf_remove,
-	.resume = xfab_nf_resume,
-	.otherend_changed = xfab_nf_backend_changed,
+	.probe = nf_probe,
+	.remove = nf_remove,
+	.resume = nf_resume,
+	.otherend_changed = nf_backend_changed,
 };
 
 int xfab_nf_xenbus_register(void)
