@@ -61,6 +61,7 @@ struct xfab_nb_ptr {
 	u32 parked;			/* NAPI only: data slots not answered */
 	/* NAPI only, while attached: packets not answered, oldest first */
 	struct list_head pending;
+	bool aged;			/* NAPI: its head's age, at the last reap */
 	domid_t peer;
 	struct xfab_nb_wnops wn;	/* our own hold on xfab_window */
 };
@@ -264,16 +265,25 @@ void xfab_nb_ptr_detach(struct xfab_nb_queue *q)
 	nb_ptr_ctx_put(ctx);
 }
 
-/* NAPI: answer the slots of packets the stack let go of. */
-void xfab_nb_ptr_reap(struct xfab_nb_queue *q)
+/* Has the oldest packet still held by the stack waited past ptr_age_ms? */
+static bool nb_ptr_aged(struct xfab_nb_ptr *ctx)
 {
-	struct xfab_nb_ptr *ctx = q->ptr;
+	unsigned int ms = READ_ONCE(xfab_nb_ptr_age_ms);
+	struct xfab_nb_ptr_pkt *old;
+
+	old = list_first_entry_or_null(&ctx->pending, struct xfab_nb_ptr_pkt,
+				       link);
+	return ms && old &&
+	       time_after(jiffies, old->since + msecs_to_jiffies(ms));
+}
+
+/* Answer the slots of packets the stack let go of. */
+static void nb_ptr_answer(struct xfab_nb_queue *q, struct xfab_nb_ptr *ctx)
+{
 	struct xfab_nb_ptr_pkt *pp, *tmp;
 	struct llist_node *all;
 	u32 n = 0, copied = 0, i;
 
-	if (!ctx || llist_empty(&ctx->done))
-		return;
 	all = llist_del_all(&ctx->done);
 	llist_for_each_entry_safe(pp, tmp, all, node) {
 		for (i = 0; i < pp->nids; i++)
@@ -288,6 +298,22 @@ void xfab_nb_ptr_reap(struct xfab_nb_queue *q)
 	u64_stats_add(&q->st.txr_ptr_late_done, n);
 	u64_stats_add(&q->st.txr_ptr_stack_copied, copied);
 	u64_stats_update_end(&q->st.tx_sync);
+}
+
+/*
+ * NAPI, before each batch of TX requests: answer what the stack let go
+ * of, and look at the age of the oldest packet still held once for the
+ * whole batch (within it the list only grows at its tail).
+ */
+void xfab_nb_ptr_reap(struct xfab_nb_queue *q)
+{
+	struct xfab_nb_ptr *ctx = q->ptr;
+
+	if (!ctx)
+		return;
+	if (!llist_empty(&ctx->done))
+		nb_ptr_answer(q, ctx);
+	ctx->aged = nb_ptr_aged(ctx);
 }
 
 /* Is this skb's data (partly) in window pages we sent up? */
@@ -363,18 +389,6 @@ static struct xfab_nb_ptr_pkt *nb_ptr_park(struct xfab_nb_ptr *ctx,
 	return pp;
 }
 
-/* Has the oldest packet still held by the stack waited past ptr_age_ms? */
-static bool nb_ptr_aged(struct xfab_nb_ptr *ctx)
-{
-	unsigned int ms = READ_ONCE(xfab_nb_ptr_age_ms);
-	struct xfab_nb_ptr_pkt *old;
-
-	old = list_first_entry_or_null(&ctx->pending, struct xfab_nb_ptr_pkt,
-				       link);
-	return ms && old &&
-	       time_after(jiffies, old->since + msecs_to_jiffies(ms));
-}
-
 /*
  * A validated packet with pointer slots (NAPI). Each pointer slot is
  * resolved in the window over the ring's own peer; va[] (the pieces'
@@ -414,7 +428,7 @@ int xfab_nb_ptr_packet(struct xfab_nb_queue *q, struct xfab_nb_txp *p,
 	if (!all)
 		goto copy;
 	/* before the slot bound, which a stuck consumer reaches first */
-	if (nb_ptr_aged(ctx)) {
+	if (ctx->aged) {
 		xfab_nb_tx_inc(q, txr_ptr_aged);
 		goto copy;
 	}
