@@ -161,23 +161,13 @@ bench_ptr_hook() {
 	bench_relax_hook "$1" && xfabctl group add bench "$1" >/dev/null
 }
 
-# bench_ptr_prepare: what dom0 needs before an xfabptr guest's vif is
-# probed (xfab_netback offers the mode at probe when xfab_window is
-# loaded): the patched Xen, xfab_window loaded, and the balloon allowed
-# to hotplug unpopulated memory (the windows cost dom0 struct pages, not
-# RAM). Both stay for the rest of the run: with no group member to
-# read, xfab_window maps nothing and the other sets are unchanged.
+# bench_ptr_prepare: the patched Xen, and dom0 ready for xfabptr's vifs
+# (net_ptr_dom0), before they are probed. It stays so for the rest of
+# the run: with no group member to read, xfab_window maps nothing and
+# the other sets are unchanged.
 bench_ptr_prepare() {
 	xen_patched || fail "xfabptr needs the patched Xen (xl info has no -xfab in xen_extra)"
-	echo 1 >/proc/sys/xen/balloon/hotplug_unpopulated
-	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
-	lsmod | grep -q '^xfab_window ' || load_backend xfab_window
-}
-
-# bench_ptr_taken DOMID DEVID: the guest's frontend answered the
-# backend's offer of pointer mode on that vif
-bench_ptr_taken() {
-	[ "$(xenstore-read "/local/domain/$1/device/vif/$2/xfab-ptr" 2>/dev/null)" = 1 ]
+	net_ptr_dom0
 }
 
 # bench_net_ready SET NAME: NAME (booted as SET) has the set's drivers
@@ -202,9 +192,9 @@ bench_net_ready() {
 		# both ends took pointer mode, and dom0 holds a window over the
 		# guest: otherwise the set measures xfabro under another name
 		if [ "$set" = xfabptr ]; then
-			wait_for 30 bench_ptr_taken "$id" "${v##*.}" ||
-				fail "xfabptr: $s's $n did not take pointer mode (no xfab-ptr=1)"
-			wait_for 30 grep -q "^peer $id " /sys/kernel/debug/xfab_window/windows ||
+			wait_for 30 net_ptr_on "$id" "${v##*.}" ||
+				fail "xfabptr: $s's $n did not take pointer mode (feature-xfab-ptr, xfab-ptr: $(net_ptr_keys "$id" "${v##*.}"))"
+			wait_for 30 net_wn_maps "$id" ||
 				fail "xfabptr: dom0 holds no window over $s (domid $id)"
 		fi
 		if [ "$set" = xfablend ]; then

@@ -709,3 +709,30 @@ net_held_over() {
 	fi
 }
 net_held_back() { [ -z "$(net_held_over)" ]; }
+
+# ---- pointer mode (docs/pointer-mode.md; scenario 404, bench set xfabptr) ----
+
+# net_ptr_dom0: what dom0 needs before a vif that may take pointer mode
+# is probed (xfab_netback offers the mode at probe when xfab_window is
+# loaded): xfab_window loaded, the balloon allowed to hotplug unpopulated
+# memory (a window costs struct pages, not RAM), debugfs mounted.
+NET_WN=/sys/kernel/debug/xfab_window
+net_ptr_dom0() {
+	echo 1 >/proc/sys/xen/balloon/hotplug_unpopulated
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+	lsmod | grep -q '^xfab_window ' || load_backend xfab_window
+}
+
+# net_ptr_keys DOMID [DEVID]: the backend's offer (feature-xfab-ptr) and
+# the frontend's answer (xfab-ptr) on vif DEVID (0), "-" for a key that
+# is not there
+net_ptr_keys() {
+	local be fe d=${2:-0}
+	be=$(xenstore-read "/local/domain/0/backend/vif/$1/$d/feature-xfab-ptr" 2>/dev/null) || be=-
+	fe=$(xenstore-read "/local/domain/$1/device/vif/$d/xfab-ptr" 2>/dev/null) || fe=-
+	echo "$be $fe"
+}
+# net_ptr_on DOMID [DEVID]: both ends of that vif took pointer mode
+net_ptr_on() { [ "$(net_ptr_keys "$@")" = "1 1" ]; }
+# net_wn_maps DOMID: dom0's xfab_window holds a window over the domain
+net_wn_maps() { grep -q "^peer $1 " $NET_WN/windows; }

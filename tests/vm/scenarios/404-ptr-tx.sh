@@ -73,8 +73,7 @@
 xen_patched ||
 	error "not the patched Xen (xl info has no -xfab in xen_extra): run with --patched-xen"
 DIAG=net_diag
-D=/sys/kernel/debug/xfab_window
-mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+D=$NET_WN
 # the counters read, totals over the vif's queues (ethtool -S)
 BE_KEYS="txr_ptr_packets txr_ptr_bytes txr_ptr_late_done txr_ptr_stack_copied
 	txr_ptr_fallback txr_ptr_aged txr_ptr_no_window txr_ptr_bad_span txr_drop_ptr_refused
@@ -92,26 +91,15 @@ ptr_off() {
 	echo "$dom0_hotplug" >/proc/sys/xen/balloon/hotplug_unpopulated
 }
 trap ptr_off EXIT
-echo 1 >/proc/sys/xen/balloon/hotplug_unpopulated
 # a scenario before may have left xfab_netback loaded without the window
 # (its guests' vifs go with the runner's clean-up, which may still run)
 if lsmod | grep -q '^xfab_netback '; then
 	wait_for 30 sh -c '! ls /sys/class/net | grep -q "^vif"'
 	must rmmod xfab_netback
 fi
-lsmod | grep -q '^xfab_window ' || load_backend xfab_window
+net_ptr_dom0
 net_use_backend xfab_netback
 
-# ptr_keys DOMID: the backend's offer and the frontend's answer on vif 0,
-# "-" for a key that is not there
-ptr_keys() {
-	local be fe
-	be=$(xenstore-read "/local/domain/0/backend/vif/$1/0/feature-xfab-ptr" 2>/dev/null) || be=-
-	fe=$(xenstore-read "/local/domain/$1/device/vif/0/xfab-ptr" 2>/dev/null) || fe=-
-	echo "$be $fe"
-}
-ptr_on() { [ "$(ptr_keys "$1")" = "1 1" ]; }
-dom0_maps() { grep -q "^peer $1 " $D/windows; }
 dom0_maps_none() { [ -z "$(cat $D/windows)" ]; }
 
 # pick_counters TEXT KEYS ARRAY WHERE: counters KEYS of ethtool -S output
@@ -186,11 +174,11 @@ for pair in "d1 $d1" "d2 $d2"; do
 	set -- $pair
 	[ "$(xenstore-read "/local/domain/$2/device/vif/0/xfab-trust" 2>/dev/null)" = relaxed ] ||
 		fail "$1's vif/0 has no xfab-trust=relaxed after xfab-appliance up"
-	wait_for 30 ptr_on "$2" ||
-		fail "$1 (domid $2) did not negotiate pointer mode: backend feature-xfab-ptr, frontend xfab-ptr: $(ptr_keys "$2") (want 1 1; dom0's xfab_window: $(grep '^want_refused' $D/stats))"
-	wait_for 60 dom0_maps "$2" ||
+	wait_for 30 net_ptr_on "$2" ||
+		fail "$1 (domid $2) did not negotiate pointer mode: backend feature-xfab-ptr, frontend xfab-ptr: $(net_ptr_keys "$2") (want 1 1; dom0's xfab_window: $(grep '^want_refused' $D/stats))"
+	wait_for 60 net_wn_maps "$2" ||
 		fail "dom0 holds no window over member $1 (domid $2) 60 s after it connected in pointer mode: $(tr '\n' ' ' <$D/stats)"
-	log "$1: feature-xfab-ptr, xfab-ptr: $(ptr_keys "$2"); dom0: $(grep "^peer $2 " $D/windows)"
+	log "$1: feature-xfab-ptr, xfab-ptr: $(net_ptr_keys "$2"); dom0: $(grep "^peer $2 " $D/windows)"
 done
 xs_features "$d1"
 must ping -c 3 -i 0.2 -W 5 10.0.0.2 >/dev/null
@@ -349,14 +337,14 @@ domu_start d3 --mods xfab_netfront --vcpus 1 --ip 10.0.0.4/24 --mac 00:16:3e:00:
 d3=$(domu_id d3)
 [ "$(xenstore-read "/local/domain/$d3/device/vif/0/xfab-trust" 2>/dev/null)" = relaxed ] ||
 	fail "d3's vif/0 has no xfab-trust=relaxed"
-keys=$(ptr_keys "$d3")
+keys=$(net_ptr_keys "$d3")
 log "d3 (no group): feature-xfab-ptr, xfab-ptr: $keys"
 set -- $keys
 [ "$1" = 1 ] ||
 	fail "dom0's backend does not offer feature-xfab-ptr=1 to d3 (domid $d3) though xfab_window is loaded: $1"
 [ "$2" != 1 ] ||
 	fail "d3 (domid $d3), in no group, wrote xfab-ptr=1"
-! dom0_maps "$d3" || fail "dom0 maps d3 (domid $d3), in no group: $(grep "^peer $d3 " $D/windows)"
+! net_wn_maps "$d3" || fail "dom0 maps d3 (domid $d3), in no group: $(grep "^peer $d3 " $D/windows)"
 be_read "$d3" b0
 fe_read d3 f0
 xfer_domu_to_dom0 d3 16M 45 d3_to_dom0_mbit
