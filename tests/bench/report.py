@@ -48,10 +48,9 @@ COSTS = [("irq_dom0", "dom0 interrupts / 1000 pkts", 1000),
 # share table, in order.
 TICKS = ["usr", "sys", "irq", "idle", "steal"]
 # Cost per GB a throughput run moved (Mbit/s times netperf's own seconds):
-# what a byte costs, whatever the packet sizes of each pair.
-# The bytes counted per byte moved: those xfab_netback copied with memcpy
-# (pool mode, or out of a window) and those it passed up by pointer
-# (docs/pointer-mode.md), from its ethtool counters.
+# what a byte costs, whatever the packet sizes of each pair; with the
+# bytes xfab_netback copied with memcpy (pool mode, or out of a window)
+# and passed up by pointer (docs/pointer-mode.md) per byte moved.
 NET_GB_COSTS = [("cpu", "CPU s / GB (dom0 + domU)", 1),
                 ("cpu_dom0", "CPU s / GB (dom0)", 1),
                 ("cpu_domu", "CPU s / GB (domU)", 1),
