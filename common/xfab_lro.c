@@ -19,13 +19,13 @@ static const char *const lro_why_names[XFAB_LRO_NR_WHY] = {
 	[XFAB_LRO_CSUM] = "csum",
 	[XFAB_LRO_MULTI_SEG] = "multi_seg",
 	[XFAB_LRO_MTU] = "mtu",
-	[XFAB_LRO_BY_REF] = "by_ref",
 	[XFAB_LRO_FLOW] = "flow",
 	[XFAB_LRO_CLOSED] = "closed",
 	[XFAB_LRO_SEQ] = "seq",
 	[XFAB_LRO_HDR] = "hdr",
 	[XFAB_LRO_MSS] = "mss",
 	[XFAB_LRO_FULL] = "full",
+	[XFAB_LRO_BY_REF] = "by_ref",
 	[XFAB_LRO_END] = "end",
 };
 

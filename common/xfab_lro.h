@@ -42,10 +42,7 @@ enum xfab_lro_why {
 	 * CWR, AE or no ACK (FLAGS); no payload, a pure ACK (NO_DATA); a
 	 * checksum neither partial nor validated (CSUM); a GSO packet with
 	 * more than gso_size bytes of payload, i.e. more than one wire
-	 * segment (MULTI_SEG); IP length past the device's MTU (MTU); the
-	 * caller's own reason, a packet sent by reference, whose window
-	 * pages the stack copies only on the head skb, never on a frag_list
-	 * (BY_REF).
+	 * segment (MULTI_SEG); IP length past the device's MTU (MTU).
 	 */
 	XFAB_LRO_NOT_TCP,
 	XFAB_LRO_BAD_HDR,
@@ -54,13 +51,15 @@ enum xfab_lro_why {
 	XFAB_LRO_CSUM,
 	XFAB_LRO_MULTI_SEG,
 	XFAB_LRO_MTU,
-	XFAB_LRO_BY_REF,
 	/*
 	 * It cannot join the merge in progress: another flow (FLOW); the
 	 * last segment was short or pushed (CLOSED); not the next byte
 	 * (SEQ); same flow, another ack, window, options, TOS, TTL or flow
 	 * label (HDR); more payload than the flow's mss (MSS); past 64 KiB
-	 * or the caller's piece limit (FULL).
+	 * or the caller's piece limit (FULL); the caller's own reason, a
+	 * packet sent by reference that cannot join the merge's frags (no
+	 * room, bytes laid out so they cannot move there, or a merge of the
+	 * other kind in progress) (BY_REF).
 	 */
 	XFAB_LRO_FLOW,
 	XFAB_LRO_CLOSED,
@@ -68,6 +67,7 @@ enum xfab_lro_why {
 	XFAB_LRO_HDR,
 	XFAB_LRO_MSS,
 	XFAB_LRO_FULL,
+	XFAB_LRO_BY_REF,
 	XFAB_LRO_END,		/* the caller's batch ended (never returned) */
 	XFAB_LRO_NR_WHY
 };

@@ -233,9 +233,12 @@ static inline void *xfab_nb_pool_va(const struct xfab_nb_pool *p, u32 ref)
 /*
  * The LRO merge of one NAPI poll (lro.c): the packet being built, the
  * last skb on its frag_list, and the poll's tallies, counted at its end.
+ * A merge of packets sent by reference (by_ref) has no frag_list: their
+ * window pages join the head's frags (ptr.c).
  */
 struct xfab_nb_lro {
 	bool on;			/* NETIF_F_GRO_HW, read once per poll */
+	bool by_ref;			/* the head was sent by reference */
 	struct sk_buff *head, *last;
 	struct xfab_lro_flow flow;
 	u32 out, segs;
@@ -384,6 +387,10 @@ void xfab_nb_ptr_copied(struct xfab_nb_queue *q, struct xfab_nb_txp *p);
 void xfab_nb_ptr_hand_up(struct xfab_nb_txp *p);
 void xfab_nb_ptr_reap(struct xfab_nb_queue *q);
 bool xfab_nb_ptr_skb(struct sk_buff *skb);
+bool xfab_nb_ptr_can_merge(struct sk_buff *head, struct sk_buff *skb,
+			   u32 hdr_len);
+void xfab_nb_ptr_merge(struct sk_buff *head, struct sk_buff *skb,
+		       u32 hdr_len);
 int xfab_nb_ptr_contexts(void);
 
 /* pool.c */

@@ -5,8 +5,9 @@
  * stack sees them (common/xfab_lro.c decides, on the skb heads we copied
  * the guest's bytes into: never on guest memory). A merged packet keeps
  * the first skb's headers, gets the others' payloads chained on its
- * frag_list, and is finished the way GRO finishes one (gso_size, gso_segs,
- * partial checksum), so it can be forwarded and segmented again.
+ * frag_list (packets sent by reference: their pages in its frags), and
+ * is finished the way GRO finishes one (gso_size, gso_segs, partial
+ * checksum), so it can be forwarded and segmented again.
  *
  * It must have GRO's shape, or forwarding it to a port without frag_list
  * support BUGs dom0 in skb_segment(), which cuts gso_size bytes at a time
@@ -58,13 +59,32 @@ static int nb_lro_parse(struct xfab_nb_queue *q, struct sk_buff *skb,
 
 	if (skb_has_frag_list(skb) || skb_cloned(skb))
 		return XFAB_LRO_NOT_TCP;
-	if (skb_zcopy(skb))
-		return XFAB_LRO_BY_REF;
 	return xfab_lro_parse(&p, s);
 }
 
 /*
- * Chain skb's payload (its headers pulled off) onto the merge's head.
+ * Can skb join the merge in progress as far as its kind goes? Packets
+ * sent by reference join only a merge of such packets, and only if
+ * their pages can move into the head's frags (ptr.c): a frag_list is
+ * never built of them, because the stack copies window pages it must
+ * not keep (at local delivery, clones, software GSO) on the head skb's
+ * frags only.
+ */
+static int nb_lro_kind(struct xfab_nb_lro *l, struct sk_buff *skb,
+		       const struct xfab_lro_seg *s)
+{
+	bool by_ref = xfab_nb_ptr_skb(skb);
+
+	if (by_ref != l->by_ref)
+		return XFAB_LRO_BY_REF;
+	if (by_ref && !xfab_nb_ptr_can_merge(l->head, skb, s->hdr_len))
+		return XFAB_LRO_BY_REF;
+	return XFAB_LRO_OK;
+}
+
+/*
+ * Chain skb's payload (its headers pulled off) onto the merge's head
+ * (a merge by reference moves the pages into the head's frags instead).
  * Its linear part is then at most its payload, which is at most the
  * flow's mss, as skb_segment() needs of every member (and the head's is
  * at most its headers plus one mss): nothing on this path may pull a
@@ -77,6 +97,10 @@ static void nb_lro_append(struct xfab_nb_lro *l, struct sk_buff *skb,
 {
 	struct sk_buff *head = l->head;
 
+	if (l->by_ref) {
+		xfab_nb_ptr_merge(head, skb, hdr_len);
+		return;
+	}
 	__skb_pull(skb, hdr_len);
 	skb_gso_reset(skb);
 	if (l->last == head)
@@ -135,7 +159,8 @@ void xfab_nb_lro_receive(struct xfab_nb_queue *q, struct sk_buff *skb)
 	}
 	why = nb_lro_parse(q, skb, &s);
 	if (!why && l->head) {
-		why = xfab_lro_join(&l->flow, &s, &nb_lro_limits);
+		why = nb_lro_kind(l, skb, &s) ?:
+		      xfab_lro_join(&l->flow, &s, &nb_lro_limits);
 		if (!why) {
 			nb_lro_append(l, skb, s.hdr_len);
 			return;
@@ -150,6 +175,7 @@ void xfab_nb_lro_receive(struct xfab_nb_queue *q, struct sk_buff *skb)
 	}
 	l->head = skb;
 	l->last = skb;
+	l->by_ref = xfab_nb_ptr_skb(skb);
 	xfab_lro_start(&l->flow, &s);
 }
 

@@ -74,6 +74,9 @@ struct xfab_nb_ptr_pkt {
 	struct llist_node node;
 	struct list_head link;		/* in ctx->pending */
 	unsigned long since;		/* jiffies when it went up */
+	/* packets LRO merged into this one's skb: answered with it */
+	struct xfab_nb_ptr_pkt *merged;
+	u16 back;			/* head bytes just before frag 0 (LRO) */
 	bool copied;			/* the stack copied the frags after all */
 	u8 nids;
 	u16 ids[XFAB_TX_FATAL_SLOTS];
@@ -179,13 +182,19 @@ static void nb_ptr_ctx_put(struct xfab_nb_ptr *ctx)
 		wake_up(&nb_ptr_gone);
 }
 
+/* A pending packet and those merged into it. */
 static void nb_ptr_pkt_free(struct xfab_nb_ptr_pkt *pp)
 {
-	struct xfab_nb_ptr *ctx = pp->ctx;
+	struct xfab_nb_ptr_pkt *next;
+	struct xfab_nb_ptr *ctx;
 
-	ctx->wn.put(pp->wn);
-	kfree(pp);
-	nb_ptr_ctx_put(ctx);
+	for (; pp; pp = next) {
+		next = pp->merged;
+		ctx = pp->ctx;
+		ctx->wn.put(pp->wn);
+		kfree(pp);
+		nb_ptr_ctx_put(ctx);
+	}
 }
 
 /*
@@ -280,18 +289,21 @@ static bool nb_ptr_aged(struct xfab_nb_ptr *ctx)
 /* Answer the slots of packets the stack let go of. */
 static void nb_ptr_answer(struct xfab_nb_queue *q, struct xfab_nb_ptr *ctx)
 {
-	struct xfab_nb_ptr_pkt *pp, *tmp;
+	struct xfab_nb_ptr_pkt *pp, *tmp, *m;
 	struct llist_node *all;
 	u32 n = 0, copied = 0, i;
 
 	all = llist_del_all(&ctx->done);
 	llist_for_each_entry_safe(pp, tmp, all, node) {
-		for (i = 0; i < pp->nids; i++)
-			xfab_nb_tx_respond(q, pp->ids[i], XEN_NETIF_RSP_OKAY);
-		ctx->parked -= pp->nids;
-		list_del(&pp->link);
-		n++;
-		copied += pp->copied;
+		for (m = pp; m; m = m->merged) {
+			for (i = 0; i < m->nids; i++)
+				xfab_nb_tx_respond(q, m->ids[i],
+						   XEN_NETIF_RSP_OKAY);
+			ctx->parked -= m->nids;
+			list_del(&m->link);
+			n++;
+			copied += pp->copied;
+		}
 		nb_ptr_pkt_free(pp);
 	}
 	u64_stats_update_begin(&q->st.tx_sync);
@@ -324,6 +336,100 @@ bool xfab_nb_ptr_skb(struct sk_buff *skb)
 	return u && nb_ptr_zc_is(u);
 }
 
+static struct xfab_nb_ptr_pkt *nb_ptr_of(struct sk_buff *skb)
+{
+	return container_of(skb_zcopy(skb), struct xfab_nb_ptr_pkt, ubuf);
+}
+
+/* ---- LRO: merging packets sent by reference (lro.c decides) ---- */
+
+/*
+ * The payload bytes skb's head copied (those after its hdr_len header
+ * bytes) must go back to being read from the window, as the start of
+ * frag 0: a merged skb has its headers and then frags only, or the
+ * joined packets' bytes would not be contiguous. They may, when they
+ * are the tail of frag 0's own slot (pp->back).
+ */
+static u32 nb_ptr_head_payload(struct sk_buff *skb, u32 hdr_len)
+{
+	return skb_headlen(skb) - hdr_len;
+}
+
+/* Does frag f start right where the head's last frag ends? */
+static bool nb_ptr_follows(struct sk_buff *head, const skb_frag_t *f)
+{
+	struct skb_shared_info *sh = skb_shinfo(head);
+	const skb_frag_t *last;
+
+	if (!sh->nr_frags)
+		return false;
+	last = &sh->frags[sh->nr_frags - 1];
+	return skb_frag_page(last) == skb_frag_page(f) &&
+	       skb_frag_off(last) + skb_frag_size(last) == skb_frag_off(f);
+}
+
+/*
+ * Can skb (sent by reference, its headers parsed: hdr_len bytes) join
+ * head's frags? Its head payload must be frag 0's slot's, and its frags
+ * must fit: frag 0 takes no slot of its own when it continues the
+ * head's last frag (a guest's segments are consecutive bytes of its
+ * socket's pages, so they usually do).
+ */
+bool xfab_nb_ptr_can_merge(struct sk_buff *head, struct sk_buff *skb,
+			   u32 hdr_len)
+{
+	struct skb_shared_info *sh = skb_shinfo(skb);
+	u32 plin = nb_ptr_head_payload(skb, hdr_len), need;
+	skb_frag_t f0;
+
+	if (!sh->nr_frags || plin > nb_ptr_of(skb)->back)
+		return false;
+	f0 = sh->frags[0];
+	skb_frag_off_add(&f0, -(int)plin);
+	need = sh->nr_frags - nb_ptr_follows(head, &f0);
+	return skb_shinfo(head)->nr_frags + need <= MAX_SKB_FRAGS;
+}
+
+/*
+ * Move skb's payload into head's frags (xfab_nb_ptr_can_merge() said
+ * yes) with the page references, chain its pending packet behind
+ * head's, so that the stack letting go of head answers both, and free
+ * the rest of skb.
+ */
+void xfab_nb_ptr_merge(struct sk_buff *head, struct sk_buff *skb,
+		       u32 hdr_len)
+{
+	struct skb_shared_info *hs = skb_shinfo(head), *sh = skb_shinfo(skb);
+	struct xfab_nb_ptr_pkt *hp = nb_ptr_of(head), *pp = nb_ptr_of(skb);
+	u32 plin = nb_ptr_head_payload(skb, hdr_len);
+	u32 moved = plin + skb->data_len, i = 0;
+	skb_frag_t *f0 = &sh->frags[0];
+
+	skb_frag_off_add(f0, -(int)plin);
+	skb_frag_size_add(f0, plin);
+	if (nb_ptr_follows(head, f0)) {
+		skb_frag_size_add(&hs->frags[hs->nr_frags - 1],
+				  skb_frag_size(f0));
+		put_page(skb_frag_page(f0));	/* head's frag holds it */
+		i = 1;
+	}
+	for (; i < sh->nr_frags; i++)
+		hs->frags[hs->nr_frags++] = sh->frags[i];
+	sh->nr_frags = 0;
+	skb->len -= skb->data_len;
+	skb->data_len = 0;
+	head->len += moved;
+	head->data_len += moved;
+	head->truesize += moved;
+
+	/* pp now waits for head: its own skb's release must not answer it */
+	refcount_inc(&pp->ubuf.refcnt);
+	skb_zcopy_clear(skb, true);
+	pp->merged = hp->merged;
+	hp->merged = pp;
+	napi_consume_skb(skb, 1);
+}
+
 /* ---- building the skb ---- */
 
 /*
@@ -333,7 +439,7 @@ bool xfab_nb_ptr_skb(struct sk_buff *skb)
  * of its own. NULL when it needs more frags than an skb has, or memory.
  */
 static struct sk_buff *nb_ptr_skb(struct xfab_nb_queue *q, u32 len, u32 ns,
-				  void **va, struct page **pg)
+				  void **va, struct page **pg, u16 *back)
 {
 	u32 hdr = min_t(u32, len, XFAB_NB_HDR), taken = 0, nf = 0, i;
 	struct sk_buff *skb;
@@ -351,6 +457,8 @@ static struct sk_buff *nb_ptr_skb(struct xfab_nb_queue *q, u32 len, u32 ns,
 		taken += h;
 		if (!rest)
 			continue;
+		if (!nf)
+			*back = h;	/* frag 0's slot's bytes in the head */
 		if (nf == MAX_SKB_FRAGS) {
 			kfree_skb(skb);
 			return NULL;
@@ -366,7 +474,7 @@ static struct sk_buff *nb_ptr_skb(struct xfab_nb_queue *q, u32 len, u32 ns,
 
 /* Keep a by-reference packet's data slots until its skb is let go. */
 static struct xfab_nb_ptr_pkt *nb_ptr_park(struct xfab_nb_ptr *ctx,
-					   struct xfab_nb_txp *p)
+					   struct xfab_nb_txp *p, u16 back)
 {
 	struct xfab_nb_ptr_pkt *pp;
 	u32 i;
@@ -381,6 +489,8 @@ static struct xfab_nb_ptr_pkt *nb_ptr_park(struct xfab_nb_ptr *ctx,
 	pp->ctx = ctx;
 	pp->wn = p->wn;
 	pp->since = jiffies;
+	pp->merged = NULL;
+	pp->back = back;
 	pp->copied = false;
 	refcount_set(&pp->ubuf.refcnt, 1);
 	/* not DONT_ORPHAN: clones and software GSO must copy these frags */
@@ -403,6 +513,7 @@ int xfab_nb_ptr_packet(struct xfab_nb_queue *q, struct xfab_nb_txp *p,
 	struct xfab_nb_ptr *ctx = q->ptr;
 	struct page *pg[XFAB_TX_FATAL_SLOTS];
 	bool all = true;
+	u16 back = 0;
 	u32 i;
 
 	p->wn = ctx->wn.get(ctx->peer);
@@ -434,10 +545,10 @@ int xfab_nb_ptr_packet(struct xfab_nb_queue *q, struct xfab_nb_txp *p,
 	}
 	if (ctx->parked + ns > READ_ONCE(xfab_nb_ptr_slots))
 		goto copy;
-	p->skb = nb_ptr_skb(q, p->pkt.len, ns, va, pg);
+	p->skb = nb_ptr_skb(q, p->pkt.len, ns, va, pg, &back);
 	if (!p->skb)
 		goto copy;
-	p->pp = nb_ptr_park(ctx, p);
+	p->pp = nb_ptr_park(ctx, p, back);
 	if (!p->pp) {
 		kfree_skb(p->skb);
 		p->skb = NULL;
