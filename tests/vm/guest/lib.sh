@@ -160,6 +160,24 @@ domu_start() {
 	domu_wait_ready "$name" "$id"
 }
 
+# domu_load NAME MODULE [PARAM=VALUE...]: load MODULE in the running
+# domU NAME as its init loads the ones it boots with: ours by insmod from
+# this run's modules, the kernel's by modprobe. The console marker goes
+# out before the load: from there a trap in NAME may be our code's (a
+# FAIL, dom0-run.sh), as after its init loaded one.
+domu_load() {
+	local name=$1 m=$2
+	shift 2
+	case $m in xfab_*) echo "$name" >>"$W/xfab-domains" ;; esac
+	domu_must "$name" 60 "f=/lib/modules/\$(uname -r)/xfab/$m.ko
+		if [ -f \$f ]; then
+			echo 'domu-init: xfab module $m (by the agent)' >/dev/hvc0
+			insmod \$f $*
+		else
+			modprobe $m $*
+		fi" >/dev/null || exit $?
+}
+
 # domu_cfg FILE MODS IP KARGS [XL-LINE...]: an xl config for a testbed
 # domU like domu_start's, for a tool that creates the domain itself
 # (xfab-appliance); it names the domain, so the config's name is a

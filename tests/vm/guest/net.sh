@@ -275,11 +275,12 @@ vifs_of() { ls /sys/class/net 2>/dev/null | grep "^vif$1\\." ; }
 # No vif left for domain id $1 (wait_for 30 vif_gone ID after a destroy).
 vif_gone() { [ -z "$(vifs_of "$1")" ]; }
 
-# Bring the domU's (only) network interface up as 10.0.0.2/24 again.
+# domu_ip_up NAME [A.B.C.D/N]: bring the domU's (only) network interface
+# up with that address (10.0.0.2/24) again.
 domu_ip_up() {
 	domu_must "$1" 30 'for i in $(seq 40); do n=$(ls /sys/class/net | grep -v "^lo$" | head -n 1); [ -n "$n" ] && break; sleep 0.5; done
 		[ -n "$n" ] || { echo "no network interface"; exit 1; }
-		ip addr add 10.0.0.2/24 dev $n 2>/dev/null; ip link set $n up; echo "up: $n"' || exit $?
+		ip addr add '"${2:-10.0.0.2/24}"' dev $n 2>/dev/null; ip link set $n up; echo "up: $n"' >/dev/null || exit $?
 }
 
 # Background ping from dom0 for the length of a lifecycle step; its
