@@ -27,7 +27,9 @@
 #   set's setting did not reach its driver.
 # Topology: dom0 (the set's backend, bridge xenbr0 10.0.0.1/24, netserver)
 #   <-> d1 (10.0.0.2/24, 2 vCPUs) and d2 (10.0.0.3/24, 1 vCPU; not with
-#   BENCH_D2=0), both with the set's frontend.
+#   BENCH_D2=0), both with the set's frontend. The domUs are booted once
+#   and each set's turn gets new vifs and a freshly loaded frontend
+#   (bench_net_switch): a boot costs 17-30 s, a swap a few.
 . /xfab/guest/lib.sh
 . /xfab/guest/net.sh
 . /xfab/guest/bench.sh
@@ -67,16 +69,14 @@ np_nogso() {
 	domu_must d1 30 "ethtool -K eth0 tso on gso on" >/dev/null || exit $?
 }
 
+# The domUs, booted once (without a vif) and given each set's drivers
+# in turn (bench_net_switch): NAME,MAC,IP each.
+DOMUS="d1,00:16:3e:00:00:02,10.0.0.2/24"
+[ "$BENCH_D2" = 1 ] && DOMUS="$DOMUS d2,00:16:3e:00:00:03,10.0.0.3/24"
+
 bench_net_set() {
-	local set=$1 rep=$2 fe s kargs hook
-	fe=$(bench_frontend "$set")
-	kargs=$(bench_net_kargs "$set")
-	hook=$(bench_net_hook "$set")
-	net_use_backend "$(bench_backend "$set")"
-	domu_start d1 --mods "$fe" --vcpus 2 --kargs "$kargs" ${hook:+--paused-hook $hook}
-	[ "$BENCH_D2" = 1 ] &&
-		domu_start d2 --mods "$fe" --vcpus 1 --ip 10.0.0.3/24 --mac 00:16:3e:00:00:03 \
-			--kargs "$kargs" ${hook:+--paused-hook $hook}
+	local set=$1 rep=$2 s
+	bench_net_switch "$set" $DOMUS
 	for s in $(xl list | awk 'NR > 2 { print $1 }'); do
 		bench_net_ready "$set" "$s"
 	done
@@ -103,14 +103,16 @@ bench_net_set() {
 			np ref "$rep" "tcp_stream_$size" mbit "-H 127.0.0.1 -t TCP_STREAM -l $T -P 0 -f m -- -m $size"
 		done
 	fi
-	for s in $(xl list | awk 'NR > 2 { print $1 }'); do
-		domu_destroy "$s" >/dev/null
-	done
-	wait_for 30 sh -c "! ls /sys/class/net | grep -q '^vif'" || fail "vifs left after destroying the domUs"
 }
 
 why=$(bench_check_sets net "$BENCH_SETS") || fail "BENCH_SETS: $why"
 pgrep -x netserver >/dev/null || netserver >/dev/null 2>&1 || fail "netserver would not start in dom0"
 log "bench: $BENCH_REPEATS rounds of '$BENCH_SETS', ${BENCH_SECS}s runs, sizes $BENCH_SIZES"
+domu_start d1 --novif --mods "" --vcpus 2
+[ "$BENCH_D2" = 1 ] && domu_start d2 --novif --mods "" --vcpus 1
 bench_rounds "$BENCH_SETS" bench_net_set
+for s in $(xl list | awk 'NR > 2 { print $1 }'); do
+	domu_destroy "$s" >/dev/null
+done
+wait_for 30 sh -c "! ls /sys/class/net | grep -q '^vif'" || fail "vifs left after destroying the domUs"
 pass "network benchmark: $BENCH_REPEATS rounds of $BENCH_SETS"

@@ -170,6 +170,76 @@ bench_ptr_prepare() {
 	net_ptr_dom0
 }
 
+# ---- domUs kept across the network sets (901) ----
+# A domU boot costs 17-30 s under TCG, a driver swap a few seconds: 901
+# boots its domUs once, without a vif, and gives each set's turn fresh
+# vifs and a freshly loaded frontend (bench_net_switch), which is what
+# lets its rounds fit the time an interval needs (docs/bench.md, "How
+# long"). A set's kernel arguments become its frontend's module
+# parameters; its paused-domain hook runs between the vif's attach and
+# the frontend's load, when the toolstack's keys must be there.
+
+# bench_fe_params SET FRONTEND: SET's kernel arguments for FRONTEND
+# (bench_net_kargs) as module parameters.
+bench_fe_params() {
+	local w m=${2//-/_}
+	for w in $(bench_net_kargs "$1"); do
+		case $w in "$m".*) echo "${w#"$m".}" ;; esac
+	done
+}
+
+# bench_net_detach NAME: NAME's vifs detached, its frontend unloaded and,
+# if a set put it in an appliance group, out of it (xfabptr's frontend
+# would take pointer mode in the next relaxed set otherwise).
+bench_net_detach() {
+	local name=$1 id v
+	id=$(domu_id "$name") || error "domain $name is gone"
+	for v in $(vifs_of "$id"); do
+		must timeout 90 xl network-detach "$name" "${v##*.}"
+	done
+	wait_for 30 vif_gone "$id" || fail "$name's vifs still in dom0 30 s after network-detach"
+	domu_must "$name" 30 'for m in xen_netfront xfab_netfront; do
+		! grep -q "^$m " /proc/modules || rmmod $m || exit 1; done' >/dev/null || exit $?
+	if xenstore-read "/local/domain/$id/xfab/group" >/dev/null 2>&1; then
+		must xfabctl group remove "$id" >/dev/null
+	fi
+}
+
+# bench_net_attach SET NAME MAC IP: a vif for NAME on xenbr0 with SET's
+# toolstack keys (its hook), then SET's frontend with its parameters,
+# and the address.
+bench_net_attach() {
+	local set=$1 name=$2 id fe hook
+	fe=$(bench_frontend "$set")
+	hook=$(bench_net_hook "$set")
+	id=$(domu_id "$name") || error "domain $name is gone"
+	must timeout 90 xl network-attach "$name" "mac=$3" bridge=xenbr0
+	wait_for 30 sh -c "ls /sys/class/net | grep -q '^vif$id\\.'" ||
+		fail "$set: no vif of $name in dom0 30 s after network-attach"
+	if [ -n "$hook" ]; then
+		"$hook" "$id" || fail "$set: $hook failed for $name (domid $id)"
+	fi
+	domu_load "$name" "${fe//-/_}" $(bench_fe_params "$set" "$fe")
+	domu_ip_up "$name" "$4"
+}
+
+# bench_net_switch SET NAME,MAC,IP...: every domU named gets SET's
+# drivers (dom0's backend swapped while no vif is left).
+bench_net_switch() {
+	local set=$1 d n mac ip t0=$SECONDS t1
+	shift
+	for d in "$@"; do
+		bench_net_detach "${d%%,*}"
+	done
+	t1=$SECONDS
+	net_use_backend "$(bench_backend "$set")"
+	for d in "$@"; do
+		IFS=, read -r n mac ip <<<"$d"
+		bench_net_attach "$set" "$n" "$mac" "$ip"
+	done
+	log "$set: drivers swapped in $((SECONDS - t0)) s (detach $((t1 - t0)) s)"
+}
+
 # bench_net_ready SET NAME: NAME (booted as SET) has the set's drivers
 # and settings on every vif, and runs netserver.
 bench_net_ready() {
@@ -206,7 +276,8 @@ bench_net_ready() {
 		[ "$set" = xfabdefer ] && domu_must "$s" 10 \
 			"echo ${BENCH_DEFER:-2} > /sys/class/net/$n/napi_defer_hard_irqs && echo ${BENCH_FLUSH_NS:-50000} > /sys/class/net/$n/gro_flush_timeout" >/dev/null
 	done
-	domu_must "$s" 10 "netserver >/dev/null 2>&1" >/dev/null || exit $?
+	# still running when the domU served the set before
+	domu_must "$s" 10 "pidof netserver >/dev/null || netserver >/dev/null 2>&1" >/dev/null || exit $?
 	bench_check_param "$s" "$set" stocksafe xen_netfront trusted N
 	bench_check_param "$s" "$set" xfablend xfab_netfront rx_lend 256
 }
