@@ -274,11 +274,11 @@ static bool nf_want_ptr(struct xfab_nf_info *info,
 /*
  * Our group record changed (xenwatch thread, as connect and teardown).
  * A guest that left its group must stop naming frames at once: dom0
- * drops its window over us, and pointer slots that find none are
- * dropped. From here TX is granted in place, which the backend takes in
- * the same connect; pointer mode comes back only at the next connect,
- * when the backend makes sure of the window first. A packet sent by
- * frame just before the switch may still be lost: TCP sends it again.
+ * keeps its window over us only for xfab_window's leave_ms, long enough
+ * for the slots already on the ring, and then pointer slots are dropped.
+ * From here TX is granted in place, which the backend takes in the same
+ * connect; pointer mode comes back only at the next connect, when the
+ * backend makes sure of the window first.
  */
 static void nf_group_changed(struct xenbus_watch *w, const char *path,
 			     const char *token)

@@ -41,6 +41,7 @@ struct xfab_wn {
 	u32 mapped;			/* pages whose mapping took */
 	u32 map_errors;			/* frames Xen refused (freed meanwhile) */
 	u64 map_ns;			/* time to list and map it all */
+	unsigned long left_at;		/* dom0: jiffies when the peer left, or 0 */
 };
 
 /* Module-wide counters (debugfs "stats"). */
@@ -50,6 +51,7 @@ struct xfab_wn_stats {
 	u64 too_big;	/* peers not mapped: past max_mb or max_total_x */
 	u64 windows_draining;	/* dropped, still held: not unmapped yet */
 	u64 want_refused;	/* xfab_wn_want() of a peer we may not map */
+	u64 leave_graces;	/* dom0: kept leave_ms after the peer left */
 };
 
 extern struct xfab_wn_stats xfab_wn_stats;

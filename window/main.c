@@ -50,6 +50,19 @@ unsigned int xfab_wn_max_total_x = 8;
 module_param_named(max_total_x, xfab_wn_max_total_x, uint, 0644);
 MODULE_PARM_DESC(max_total_x, "All windows together map at most this many times this domain's RAM; a peer past it is not mapped (default 8)");
 
+static unsigned int leave_ms = 2000;
+/*
+ * dom0: a wanted peer that leaves its group keeps its window this long.
+ * The driver that wanted it still finds, on its ring, what the peer named
+ * by frame before it saw itself leave (a guest switches within
+ * milliseconds, its backend may take longer to get there): those slots
+ * are read, not dropped. Only the ring's own peer names its frames, so
+ * the grace reads nothing of anyone else. A member's windows follow the
+ * group's record at once.
+ */
+module_param(leave_ms, uint, 0644);
+MODULE_PARM_DESC(leave_ms, "dom0: keep a wanted peer's window this many ms after it left its group, for what it sent before (default 2000, 0: drop at once)");
+
 static bool auto_map = true;
 /* Off: members are listed in debugfs but nothing is mapped. */
 module_param(auto_map, bool, 0644);
@@ -173,8 +186,30 @@ static void add(u16 peer)
 static void sync_windows(struct work_struct *work);
 static DECLARE_DELAYED_WORK(sync_work, sync_windows);
 
+/*
+ * dom0, a window whose peer left every group (alive, still wanted): how
+ * many jiffies it may stay (leave_ms from when a sync first saw it go),
+ * 0 once it must be dropped. xfab_wn_lock held.
+ */
+static unsigned long leave_grace(struct xfab_wn *wn)
+{
+	unsigned long until;
+
+	if (!xfab_wn_in_dom0 || !READ_ONCE(leave_ms))
+		return 0;
+	if (!wn->left_at) {
+		wn->left_at = jiffies | 1;	/* 0 means "not leaving" */
+		xfab_wn_stats.leave_graces++;
+		pr_info("xfab_window: d%u left its group: window kept %u ms for what it sent before\n",
+			wn->peer, leave_ms);
+	}
+	until = wn->left_at + msecs_to_jiffies(leave_ms);
+	return time_before(jiffies, until) ? until - jiffies : 0;
+}
+
 static void sync_windows(struct work_struct *work)
 {
+	unsigned long next = msecs_to_jiffies(max(check_ms, 100U)), grace;
 	u16 ids[MAX_MEMBERS];
 	unsigned int n, i;
 	struct xfab_wn *wn, *tmp;
@@ -193,8 +228,16 @@ static void sync_windows(struct work_struct *work)
 			continue;
 		}
 		st = xfab_wn_peer_state(wn->peer);
-		if (st)
-			drop(wn, st);
+		if (!st) {
+			wn->left_at = 0;	/* back in a group in time */
+			continue;
+		}
+		grace = st == -EPERM ? leave_grace(wn) : 0;
+		if (grace) {
+			next = min(next, grace);
+			continue;
+		}
+		drop(wn, st);
 	}
 	for (i = 0; auto_map && i < n; i++) {
 		/* one window per peer: a draining one's end brings a resync */
@@ -207,8 +250,7 @@ static void sync_windows(struct work_struct *work)
 			add(ids[i]);
 	}
 	if (!list_empty(&xfab_wn_list))
-		schedule_delayed_work(&sync_work,
-				      msecs_to_jiffies(max(check_ms, 100U)));
+		schedule_delayed_work(&sync_work, next);
 	mutex_unlock(&xfab_wn_lock);
 }
 

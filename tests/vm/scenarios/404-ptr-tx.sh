@@ -37,8 +37,11 @@
 #   - dom0 -> d1, 16 MiB, sha256 at both ends: the unchanged RX path.
 #   - d2 leaves the group in the middle of a 32 MiB stream to dom0: the
 #     stream arrives intact, d2's frontend says it left and grants its
-#     TX in place from then on (tx_grants grows), and dom0's window over
-#     d2 goes.
+#     TX in place from then on (tx_grants grows). dom0 keeps its window
+#     over d2 for xfab_window's leave_ms (set to 30 s for the step):
+#     the window is marked leaving, and no pointer slot of d2 is
+#     dropped for want of one (txr_ptr_no_window). With leave_ms back at
+#     its default the window goes.
 #   - d2 destroyed: it goes away whole (dom0's window lets go).
 #   - A hostile member h1 (xfab_hostile, tests/hostile/vif.c, in the
 #     group) sends one-slot frames by pointer on a vif of its own: its
@@ -312,15 +315,24 @@ log "age limit: $aged packets copied while the oldest waited; d1 TX settled"
 xfer_dom0_to_domu d1 10.0.0.2 16M 44 ptr_dom0_to_d1_mbit
 
 # ---- d2 leaves its group in the middle of a stream to dom0 ----
+# dom0 keeps its window over d2 for leave_ms (30 s here, so the mark is
+# seen on any day) after d2 left: the pointer slots d2 sent before it saw
+# itself leave are read, none dropped (txr_ptr_no_window)
+LEAVE=/sys/module/xfab_window/parameters/leave_ms
+leave_ms=$(cat $LEAVE)
+echo 30000 >$LEAVE
 xfab-xfer recv 5005 >"$W/ptr-leave.rx" 2>&1 &
 rpid=$!
 fe_read d2 f0
+nw0=$(vif_counter "vif$d2.0" txr_ptr_no_window)
 base=$(vif_counter "vif$d2.0" txr_ptr_bytes)
 leave_moving() { [ "$(vif_counter "vif$d2.0" txr_ptr_bytes)" -gt $((base + (2 << 20))) ]; }
 domu_must d2 10 "XFER_IDLE=$XFER_IDLE xfab-xfer send 10.0.0.1 5005 32M 47 >/tmp/leave.tx 2>&1 &" >/dev/null || exit $?
 wait_for 30 leave_moving ||
 	fail "d2's 32 MiB stream moved no 2 MiB by pointer within 30 s (txr_ptr_bytes $base -> $(vif_counter "vif$d2.0" txr_ptr_bytes))"
 must xfabctl group remove d2
+wait_for 15 grep -q "^peer $d2 .* leaving\$" $D/windows ||
+	fail "dom0's window over d2 was not kept (marked leaving) after d2 left its group: $(grep "^peer $d2 " $D/windows || echo none) ($(grep '^leave_graces' $D/stats))"
 tx=$(domu_xfer_wait d2 $((XFER_IDLE + 60)) /tmp/leave.tx) || exit $?
 wait "$rpid"
 xfer_compare "d2->dom0 (d2 left its group mid-stream)" "$tx" "$(cat "$W/ptr-leave.rx")" \
@@ -328,13 +340,17 @@ xfer_compare "d2->dom0 (d2 left its group mid-stream)" "$tx" "$(cat "$W/ptr-leav
 fe_read d2 f1
 figure leave.tx_ptr_bytes "$(delta f0 f1 tx_ptr_bytes)"
 figure leave.tx_grants "$(delta f0 f1 tx_grants)"
-figure leave.txr_ptr_no_window "$(vif_counter "vif$d2.0" txr_ptr_no_window)"
+nw=$(($(vif_counter "vif$d2.0" txr_ptr_no_window) - nw0))
+figure leave.txr_ptr_no_window "$nw"
+[ "$nw" = 0 ] ||
+	fail "dom0 dropped $nw of d2's pointer slots for want of a window (txr_ptr_no_window) while it kept its window for leave_ms"
 [ "$(delta f0 f1 tx_grants)" -gt 0 ] ||
 	fail "d2 granted nothing after leaving its group mid-stream (tx_grants grew by 0): still sending by frame?"
 domu_must d2 10 "dmesg | grep -q 'left the appliance group'" >/dev/null ||
 	fail "d2's xfab_netfront did not log that it left the appliance group"
+echo "$leave_ms" >$LEAVE
 wait_for 30 sh -c "! grep -q '^peer $d2 ' $D/windows" ||
-	fail "dom0 still holds a window over d2 (domid $d2) 30 s after it left the group"
+	fail "dom0 still holds a window over d2 (domid $d2) 30 s after leave_ms went back to $leave_ms ms"
 
 # ---- d2 goes: destroyed, it goes away whole ----
 domu_destroy d2 >/dev/null
