@@ -21,11 +21,13 @@
 #define XFAB_GROUP_END		(~(u64)0)
 
 /*
- * Xen 4.20's own getdomaininfo, for one flag: an HVM or PVH domain names
+ * Xen 4.20's own getdomaininfo, for two flags: an HVM or PVH domain names
  * its pages by guest frame, so a PV mapper cannot map it by the machine
- * frames the group's frames call lists (xen-patches/README.md).
+ * frames the group's frames call lists (xen-patches/README.md); a dying
+ * domain has left its group already, and is not merely out of it.
  */
 #define XFAB_DOMCTL_GETDOMAININFO	5
+#define XFAB_DOMINF_DYING		(1u << 0)
 #define XFAB_DOMINF_HVM			(1u << 1)	/* HVM or PVH */
 
 /* The head of struct xen_domctl_getdomaininfo, all we read of it. */

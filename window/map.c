@@ -42,13 +42,18 @@ int xfab_wn_domctl(u16 domid, struct xfab_group_op *op)
 	return domctl(XFAB_DOMCTL_APPLIANCE_GROUP, domid, op, sizeof(*op));
 }
 
-/* -EOPNOTSUPP if @peer is HVM or PVH: it has no machine frames to map. */
+/*
+ * -EOPNOTSUPP if @peer is HVM or PVH: it has no machine frames to map;
+ * -ESRCH while it dies (and once it is gone).
+ */
 static int peer_is_pv(u16 peer)
 {
 	struct xfab_dominfo info = { 0 };
 	int rc = domctl(XFAB_DOMCTL_GETDOMAININFO, peer, &info, sizeof(info));
 
-	if (!rc && (info.flags & XFAB_DOMINF_HVM))
+	if (!rc && (info.flags & XFAB_DOMINF_DYING))
+		rc = -ESRCH;
+	else if (!rc && (info.flags & XFAB_DOMINF_HVM))
 		rc = -EOPNOTSUPP;
 	return rc;
 }
@@ -66,9 +71,14 @@ static int dom0_peer_state(u16 peer)
 
 	if (rc)
 		return rc;
-	if (!op.group)
-		return -EPERM;
-	return peer_is_pv(peer);
+	rc = peer_is_pv(peer);
+	/*
+	 * A dying domain is out of its group before it is gone: it is dying,
+	 * not leaving (xfab_window keeps a leaving domain's window a while).
+	 */
+	if (rc == -ESRCH || op.group)
+		return rc;
+	return -EPERM;
 }
 
 /*

@@ -10,8 +10,9 @@
 #   - dom0, in no group, maps nothing unasked; asked (as a backend in
 #     pointer mode will ask) it maps member d1 and reads its planted
 #     pages through a window that is read-only too, drops it when d1
-#     leaves (and refuses to want it then), maps it again when d1
-#     rejoins, and lets go of it when d1 dies.
+#     leaves (after xfab_window's leave_ms; and refuses to want it
+#     then), maps it again when d1 rejoins, and lets go of it when d1
+#     dies, at once (no leave_ms grace for a dying domain).
 #   - A window held (as an skb in flight would hold it) when its peer
 #     leaves the group is unpublished at once but stays mapped and
 #     readable until let go, and no second window over that peer is
@@ -189,10 +190,16 @@ domu_must d2 30 "echo 8 >$MTX" >/dev/null || exit $?
 regroup
 wait_windows
 
-# d1 destroyed while d2 holds its window: d2 lets go, d1 goes away whole
+# d1 destroyed while d2 holds its window: d2 lets go, d1 goes away whole;
+# dom0 drops its window at once, not after the grace a domain that left
+# its group gets (a dying one is out of its group before it is gone)
+dom0_graces() { awk '$1 == "leave_graces" { print $2 }' $D/stats; }
+graces=$(dom0_graces)
 must domu_destroy d1
 wait_for 30 no_window d2 "$d1" || fail "d2 still holds a window over the destroyed d1"
 wait_for 30 dom0_lacks "$d1" || fail "dom0 still holds a window over the destroyed d1"
+[ "$(dom0_graces)" = "$graces" ] ||
+	fail "dom0 kept its window over the dying d1 as over one that left its group (leave_graces $graces -> $(dom0_graces))"
 wait_for 30 dom_gone "$d1" ||
 	fail "d1 (domid $d1) still listed 30 s after its destroy: its memory is held ($(xl list | tr '\n' ' '))"
 stats=$(domu_must d2 30 "cat $D/stats; rmmod xfab_wnprobe && rmmod xfab_window && echo unloaded") || exit $?
