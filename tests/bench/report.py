@@ -50,7 +50,8 @@ TICKS = ["usr", "sys", "irq", "idle", "steal"]
 # Cost per GB a throughput run moved (Mbit/s times netperf's own seconds):
 # what a byte costs, whatever the packet sizes of each pair; with the
 # bytes xfab_netback copied with memcpy (pool mode, or out of a window)
-# and passed up by pointer (docs/pointer-mode.md) per byte moved.
+# and passed up by pointer (docs/pointer-mode.md) per byte moved, on
+# every vif of the path (the receiving guest's too, between guests).
 NET_GB_COSTS = [("cpu", "CPU s / GB (dom0 + domU)", 1),
                 ("cpu_dom0", "CPU s / GB (dom0)", 1),
                 ("cpu_domu", "CPU s / GB (domU)", 1),

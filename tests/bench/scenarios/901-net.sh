@@ -94,7 +94,8 @@ bench_net_set() {
 	np_udp "$set" "$rep"
 	np_udp "$set" "$rep" in
 	np_nogso "$set" "$rep"
-	[ "$BENCH_D2" = 1 ] &&
+	# the copies into d2's RX pool count too (cost_snap)
+	[ "$BENCH_D2" = 1 ] && MEASURE_ALSO=$(domu_id d2) \
 		np "$set" "$rep" d1_to_d2_16K mbit "-H 10.0.0.3 -t TCP_STREAM -l $T -P 0 -f m -- -m 16K"
 	# The reference does not depend on the set: measure it once a round,
 	# at every size (the "monolithic" curve).

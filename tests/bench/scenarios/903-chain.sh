@@ -43,6 +43,8 @@ bench_chain_set() {
 		bench_net_ready "$set" "$s"
 	done
 	chain_route
+	# what b's and c's backends copy counts too (cost_snap)
+	MEASURE_ALSO="$(domu_id b) $(domu_id c)"
 	bench_measure "$set" "$rep" null a "sleep $T" >/dev/null || exit $?
 	np_chain "$set" "$rep" chain_stream_16K mbit "-H 10.2.0.2 -t TCP_STREAM -l $T -P 0 -f m -- -m 16K"
 	np_chain "$set" "$rep" chain_rr trans_s "-H 10.2.0.2 -t TCP_RR -l $T -P 0"

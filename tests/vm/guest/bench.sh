@@ -310,21 +310,29 @@ stat_names() { local k; for k in $STAT_NAMES; do printf '%s_%s ' "$k" "$1"; done
 # output: the Nth such line (1 = the first, $ = the last).
 domu_vals() { echo "$1" | awk -v k="$2" '$1 == k { $1 = ""; print substr($0, 2) }' | sed -n "${3}p"; }
 
-# One line of dom0-side cost counters for domain ID's first vif: dom0
-# irqs, packets (both directions), then grant-copy ops, grant-copy
-# hypercalls, backend kicks, bytes the backend memcpy'd (pool mode, both
-# ways, and copies out of a window) and bytes it passed up by pointer
-# ("-" each unless xfab_netback). CPU time comes
+# cost_snap ID [ALSO...]: one line of dom0-side cost counters for domain
+# ID's first vif: dom0 irqs, packets (both directions), then grant-copy
+# ops, grant-copy hypercalls, backend kicks, bytes the backend memcpy'd
+# (pool mode, both ways, and copies out of a window) and bytes it passed
+# up by pointer ("-" each unless xfab_netback). The last five also count
+# every vif of the ALSO domains (bench_measure takes them from
+# MEASURE_ALSO): a run between guests costs the receiver's backend its
+# copies too, and per byte delivered both count. CPU time comes
 # from the /proc/stat ticks (stat_snap), not from xl list: one xl list
 # costs about a second of dom0 CPU under TCG, which the window around the
 # run would count.
 cost_snap() {
-	local id=$1 dev pk
+	local id=$1 dev pk devs d
+	shift
 	dev=$(vifs_of "$id" | head -n 1)
+	devs=$dev
+	for d in "$@"; do
+		devs="$devs $(vifs_of "$d" | tr '\n' ' ')"
+	done
 	pk=$(($(cat "/sys/class/net/$dev/statistics/rx_packets") +
 		$(cat "/sys/class/net/$dev/statistics/tx_packets")))
 	echo "$(irq_count "^vif$id\\.") $pk" \
-		"$(ethtool -S "$dev" | awk '
+		"$(for d in $devs; do ethtool -S "$d"; done | awk '
 			/_(txr|rxr)_copy_ops:/ { o += $2; x = 1 }
 			/_(txr|rxr)_copy_calls:/ { c += $2 }
 			/_(txr|rxr)_kicks(_late)?:/ { k += $2 }
@@ -371,7 +379,7 @@ bench_measure() {
 	local snap="$DOMU_IRQS; $DOMU_KICKS; $DOMU_STAT"
 	id=$(domu_id "$name") || error "domain $name is gone"
 	prof_begin "$rep"
-	a=$(cost_snap "$id")
+	a=$(cost_snap "$id" ${MEASURE_ALSO:-})
 	if [ "${6:-}" = dom0 ]; then
 		out=$(domu_must "$id" 60 "$PROF_PRE $snap") || exit $?
 		s0=$(stat_snap)
@@ -388,7 +396,7 @@ bench_measure() {
 		s1=$(stat_snap)
 	fi
 	prof_end "$set" "$rep" "$wl" "$out"
-	b=$(cost_snap "$id")
+	b=$(cost_snap "$id" ${MEASURE_ALSO:-})
 	cost_rec "$set" "$rep" "$wl" "irq_dom0 pkts gnt_copy_ops gnt_copy_calls be_kicks copy_bytes ptr_bytes $(stat_names dom0)" "$a $s0" "$b $s1"
 	cost_rec "$set" "$rep" "$wl" "irq_domu fe_kicks $(stat_names domu)" \
 		"$(for k in @irqs @fekicks @stat; do domu_vals "$out" $k 1; done | tr '\n' ' ')" \
