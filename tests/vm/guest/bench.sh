@@ -188,9 +188,7 @@ bench_fe_params() {
 	done
 }
 
-# bench_net_detach NAME: NAME's vifs detached, its frontend unloaded and,
-# if a set put it in an appliance group, out of it (xfabptr's frontend
-# would take pointer mode in the next relaxed set otherwise).
+# bench_net_detach NAME: NAME's vifs detached and its frontend unloaded.
 bench_net_detach() {
 	local name=$1 id v
 	id=$(domu_id "$name") || error "domain $name is gone"
@@ -200,9 +198,6 @@ bench_net_detach() {
 	wait_for 30 vif_gone "$id" || fail "$name's vifs still in dom0 30 s after network-detach"
 	domu_must "$name" 30 'for m in xen_netfront xfab_netfront; do
 		! grep -q "^$m " /proc/modules || rmmod $m || exit 1; done' >/dev/null || exit $?
-	if xenstore-read "/local/domain/$id/xfab/group" >/dev/null 2>&1; then
-		must xfabctl group remove "$id" >/dev/null
-	fi
 }
 
 # bench_net_attach SET NAME MAC IP: a vif for NAME on xenbr0 with SET's
@@ -226,11 +221,24 @@ bench_net_attach() {
 # bench_net_switch SET NAME,MAC,IP...: every domU named gets SET's
 # drivers (dom0's backend swapped while no vif is left).
 bench_net_switch() {
-	local set=$1 d n mac ip t0=$SECONDS t1
+	local set=$1 d n mac ip t0=$SECONDS t1 p pids=() grouped=""
 	shift
+	# side by side: one after the other, two domUs took 10 s to detach
 	for d in "$@"; do
-		bench_net_detach "${d%%,*}"
+		bench_net_detach "${d%%,*}" &
+		pids+=($!)
 	done
+	for p in "${pids[@]}"; do
+		wait "$p" || exit $?
+	done
+	# out of the group a set put them in, in one call (xfabctl rewrites
+	# the group's record): xfabptr's frontend would take pointer mode in
+	# the next relaxed set otherwise
+	for d in "$@"; do
+		n=$(domu_id "${d%%,*}")
+		xenstore-read "/local/domain/$n/xfab/group" >/dev/null 2>&1 && grouped="$grouped $n"
+	done
+	[ -z "$grouped" ] || must xfabctl group remove $grouped >/dev/null
 	t1=$SECONDS
 	net_use_backend "$(bench_backend "$set")"
 	for d in "$@"; do
