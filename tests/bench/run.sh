@@ -25,7 +25,8 @@
 #   BLK_SETS        block sets (BENCH_BLK_SETS there)
 #   BENCH_KICK_US, BENCH_DEFER, BENCH_FLUSH_NS, BLK_POLL_US: the settings
 #                   of the xfabkick, xfabdefer and xfab block sets
-#   BLK_FE_KARGS    domU kernel arguments for every block set
+#   BLK_FE_KARGS    block frontend parameters for every block set, as
+#                   kernel arguments (module.param=value)
 # --quick is a first look: one round, 4 s runs, 16K messages
 # only, one domU.
 set -euo pipefail

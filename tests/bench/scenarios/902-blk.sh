@@ -23,6 +23,8 @@
 #   or a set's setting did not reach its driver.
 # Topology: dom0 (the set's backend; brd /dev/ram0, BLK_SIZE_MB) <->
 #   domU d1 (the set's frontend, 2 vCPUs, 768 MiB, no network), disk xvdb.
+#   d1 is booted once; each set's turn gives it a fresh RAM disk and the
+#   set's drivers (blk_switch).
 . /xfab/guest/lib.sh
 . /xfab/guest/bench.sh
 . /xfab/guest/blk.sh
@@ -30,8 +32,10 @@ DIAG=blk_diag
 BLK_SIZE_MB=320
 BLK_SETS=${BLK_SETS:-$BENCH_BLK_DEFAULT}
 # BLK_POLL_US: xfab_blkback's poll_us for every xfab set of this run
-# (xfabnp: 0 regardless); BLK_FE_KARGS: domU kernel arguments for every
-# set, e.g. "xfab_blkfront.max_indirect_segments=256" (experiments)
+# (xfabnp: 0 regardless); BLK_FE_KARGS: parameters of every set's
+# frontend, written as kernel arguments, e.g.
+# "xfab_blkfront.max_indirect_segments=256" (experiments; the words of
+# other modules are left out)
 why=$(bench_check_sets blk "$BLK_SETS") || fail "BLK_SETS: $why"
 H=$(blk_handle xvdb)
 
@@ -132,22 +136,41 @@ blk_set_poll() {
 		fail "$set: xfab_blkback refused poll_us=$us"
 }
 
-bench_blk_set() {
-	local set=$1 rep=$2 fe be kargs got
-	fe=$(bench_blk_frontend "$set")
-	be=$(bench_blk_backend "$set")
-	kargs="${BLK_FE_KARGS:-} $(bench_blk_kargs "$set")"
-	BLK_RELAXED=""
-	[ "$set" = xfabro ] && BLK_RELAXED=xvdb
+# blk_switch SET FE BE: d1 (booted once, without a disk) gets SET's
+# drivers and a fresh RAM disk: xvdb detached and its frontend unloaded,
+# dom0's backend switched, the disk made again and attached, xvdb's trust
+# relaxed for xfabro (blk_trust_hook), SET's frontend loaded with its
+# parameters.
+blk_switch() {
+	local set=$1 fe=$2 be=$3 id t0=$SECONDS
+	id=$(domu_id d1) || error "domain d1 is gone"
+	if xenstore-read "/local/domain/$id/device/vbd/$H/state" >/dev/null 2>&1; then
+		must timeout 90 xl block-detach d1 xvdb
+	fi
+	domu_must d1 30 'for m in xen_blkfront xfab_blkfront; do
+		! grep -q "^$m " /proc/modules || rmmod $m || exit 1; done' >/dev/null || exit $?
+	blk_nothing_left
 	blk_use_backend "$be"
 	if [ "$be" = xfab_blkback ]; then
 		: "${BLK_POLL_DEFAULT:=$(cat /sys/module/xfab_blkback/parameters/poll_us)}"
 		blk_set_poll "$set"
 	fi
 	blk_make_disks
-	domu_start d1 --mods "$fe" --novif --vcpus 2 --mem 768 \
-		--paused-hook blk_trust_hook --disk 'phy:/dev/ram0,xvdb,w' \
-		--kargs "$kargs"
+	must timeout 90 xl block-attach d1 'phy:/dev/ram0,xvdb,w'
+	blk_trust_hook "$id" || fail "$set: could not relax the trust of d1's xvdb"
+	domu_load d1 "${fe//-/_}" $(bench_mod_params "$fe" ${BLK_FE_KARGS:-} $(bench_blk_kargs "$set"))
+	domu_must d1 60 'for i in $(seq 120); do [ -b /dev/xvdb ] && exit 0; sleep 0.5; done; exit 1' >/dev/null ||
+		fail "$set: no /dev/xvdb in d1 60 s after its $fe loaded"
+	log "$set: drivers swapped in $((SECONDS - t0)) s"
+}
+
+bench_blk_set() {
+	local set=$1 rep=$2 fe be got
+	fe=$(bench_blk_frontend "$set")
+	be=$(bench_blk_backend "$set")
+	BLK_RELAXED=""
+	[ "$set" = xfabro ] && BLK_RELAXED=xvdb
+	blk_switch "$set" "$fe" "$be"
 	got=$(blk_driver_front d1 xvdb)
 	[ "$got" = "${fe//-/_}" ] || fail "$set: d1's xvdb is driven by '$got', not $fe"
 	if [ "$set" = xfabro ]; then
@@ -167,11 +190,17 @@ bench_blk_set() {
 	if [ "$set" = "${BLK_SETS%% *}" ]; then
 		domu_must d1 30 "/usr/sbin/modprobe brd rd_nr=1 rd_size=$((BLK_SIZE_MB * 1024))" >/dev/null || exit $?
 		blk_workloads ref "$rep" ram0
+		# its memory back for the sets after it
+		domu_must d1 30 "rmmod brd" >/dev/null || exit $?
 	fi
-	domu_destroy d1 >/dev/null
-	blk_nothing_left
 }
 
 log "block bench: $BENCH_REPEATS rounds of '$BLK_SETS', ${BENCH_SECS}s fio runs"
+# ext4 for IOZone's filesystem: d1's init loads it only with a block
+# frontend on its command line
+domu_start d1 --mods "" --novif --vcpus 2 --mem 768
+domu_load d1 ext4
 bench_rounds "$BLK_SETS" bench_blk_set
+domu_destroy d1 >/dev/null
+blk_nothing_left
 pass "block benchmark: $BENCH_REPEATS rounds of $BLK_SETS"

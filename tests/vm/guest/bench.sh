@@ -170,20 +170,21 @@ bench_ptr_prepare() {
 	net_ptr_dom0
 }
 
-# ---- domUs kept across the network sets (901) ----
-# A domU boot costs 17-30 s under TCG, a driver swap a few seconds: 901
-# boots its domUs once, without a vif, and gives each set's turn fresh
-# vifs and a freshly loaded frontend (bench_net_switch), which is what
-# lets its rounds fit the time an interval needs (docs/bench.md, "How
+# ---- domUs kept across sets (901, 902) ----
+# A domU boot costs 17-30 s under TCG on a slow day: 901 and 902 boot
+# their domUs once, without devices, and give each set's turn fresh
+# devices and a freshly loaded frontend (bench_net_switch, 902's
+# blk_switch), for the rounds an interval needs (docs/bench.md, "How
 # long"). A set's kernel arguments become its frontend's module
-# parameters; its paused-domain hook runs between the vif's attach and
-# the frontend's load, when the toolstack's keys must be there.
+# parameters; its paused-domain hook runs between the device's attach
+# and the frontend's load, when the toolstack's keys must be there.
 
-# bench_fe_params SET FRONTEND: SET's kernel arguments for FRONTEND
-# (bench_net_kargs) as module parameters.
-bench_fe_params() {
-	local w m=${2//-/_}
-	for w in $(bench_net_kargs "$1"); do
+# bench_mod_params MODULE WORD...: the kernel arguments among WORDs for
+# MODULE (module.param=value) as its module parameters (param=value).
+bench_mod_params() {
+	local w m=${1//-/_}
+	shift
+	for w in "$@"; do
 		case $w in "$m".*) echo "${w#"$m".}" ;; esac
 	done
 }
@@ -214,7 +215,7 @@ bench_net_attach() {
 	if [ -n "$hook" ]; then
 		"$hook" "$id" || fail "$set: $hook failed for $name (domid $id)"
 	fi
-	domu_load "$name" "${fe//-/_}" $(bench_fe_params "$set" "$fe")
+	domu_load "$name" "${fe//-/_}" $(bench_mod_params "$fe" $(bench_net_kargs "$set"))
 	domu_ip_up "$name" "$4"
 }
 
