@@ -44,6 +44,14 @@ u16 xfab_wn_peer(const struct xfab_wn *wn);
 u32 xfab_wn_frames(const struct xfab_wn *wn);
 
 /*
+ * dom0: the appliance group the peer was in at the window's last check
+ * (within xfab_window's check_ms, sooner when a group record changes);
+ * 0 while it leaves, and always in a member. Two peers whose windows
+ * name the same group may read each other (pointer mode on RX).
+ */
+u32 xfab_wn_group(const struct xfab_wn *wn);
+
+/*
  * The page mapping peer frame @frame, if @len bytes at @off lie inside
  * it; NULL otherwise (not mapped, or the span leaves the page). Valid
  * while the caller holds @wn.

@@ -59,6 +59,12 @@ u16 xfab_wn_peer(const struct xfab_wn *wn)
 }
 EXPORT_SYMBOL_GPL(xfab_wn_peer);
 
+u32 xfab_wn_group(const struct xfab_wn *wn)
+{
+	return READ_ONCE(wn->group);
+}
+EXPORT_SYMBOL_GPL(xfab_wn_group);
+
 u32 xfab_wn_frames(const struct xfab_wn *wn)
 {
 	return wn->idx.n;

@@ -42,6 +42,7 @@ struct xfab_wn {
 	u32 map_errors;			/* frames Xen refused (freed meanwhile) */
 	u64 map_ns;			/* time to list and map it all */
 	unsigned long left_at;		/* dom0: jiffies when the peer left, or 0 */
+	u32 group;			/* dom0: its group at the last check, 0 none */
 };
 
 /* Module-wide counters (debugfs "stats"). */
@@ -74,7 +75,7 @@ void xfab_wn_wait_drained(void);
 
 /* map.c */
 int xfab_wn_domctl(u16 domid, struct xfab_group_op *op);
-int xfab_wn_peer_state(u16 peer);
+int xfab_wn_peer_state(u16 peer, u32 *group);
 struct xfab_wn *xfab_wn_map(u16 peer);
 void xfab_wn_unmap(struct xfab_wn *wn);
 

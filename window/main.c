@@ -165,13 +165,14 @@ u64 xfab_wn_frames_mapped(void)
 	return n;
 }
 
-static void add(u16 peer)
+static void add(u16 peer, u32 group)
 {
 	struct xfab_wn *wn = xfab_wn_map(peer);
 	int rc;
 
 	if (IS_ERR(wn))
 		return;
+	wn->group = group;
 	rc = xfab_wn_publish(wn);
 	if (rc) {
 		pr_warn("xfab_window: window over d%u not published: %d\n", peer, rc);
@@ -213,6 +214,7 @@ static void sync_windows(struct work_struct *work)
 	u16 ids[MAX_MEMBERS];
 	unsigned int n, i;
 	struct xfab_wn *wn, *tmp;
+	u32 group;
 	int st;
 
 	mutex_lock(&xfab_wn_lock);
@@ -227,7 +229,8 @@ static void sync_windows(struct work_struct *work)
 			drop(wn, xfab_wn_in_dom0 ? 0 : -EPERM);
 			continue;
 		}
-		st = xfab_wn_peer_state(wn->peer);
+		st = xfab_wn_peer_state(wn->peer, &group);
+		WRITE_ONCE(wn->group, group);
 		if (!st) {
 			wn->left_at = 0;	/* back in a group in time */
 			continue;
@@ -246,8 +249,8 @@ static void sync_windows(struct work_struct *work)
 		list_for_each_entry(wn, &xfab_wn_list, list)
 			have |= wn->peer == ids[i];
 		/* a member the record still names after its death: skip it */
-		if (!have && !xfab_wn_peer_state(ids[i]))
-			add(ids[i]);
+		if (!have && !xfab_wn_peer_state(ids[i], &group))
+			add(ids[i], group);
 	}
 	if (!list_empty(&xfab_wn_list))
 		schedule_delayed_work(&sync_work, next);
@@ -282,7 +285,7 @@ int xfab_wn_want(u16 peer)
 	int rc;
 
 	mutex_lock(&xfab_wn_lock);
-	rc = stopping ? -ENODEV : xfab_wn_peer_state(peer);
+	rc = stopping ? -ENODEV : xfab_wn_peer_state(peer, NULL);
 	if (!rc && xfab_wn_in_dom0)
 		rc = want_add(peer);
 	if (rc)

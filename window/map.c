@@ -64,7 +64,7 @@ static int peer_is_pv(u16 peer)
  * rule is ours: dom0 maps a domain only while it is in a group, and
  * only a PV one (Xen would read an HVM domain's frames as guest frames).
  */
-static int dom0_peer_state(u16 peer)
+static int dom0_peer_state(u16 peer, u32 *group)
 {
 	struct xfab_group_op op = { .op = XFAB_GROUP_QUERY };
 	int rc = xfab_wn_domctl(peer, &op);
@@ -76,8 +76,10 @@ static int dom0_peer_state(u16 peer)
 	 * A dying domain is out of its group before it is gone: it is dying,
 	 * not leaving (xfab_window keeps a leaving domain's window a while).
 	 */
-	if (rc == -ESRCH || op.group)
+	if (rc == -ESRCH || op.group) {
+		*group = rc ? 0 : op.group;
 		return rc;
+	}
 	return -EPERM;
 }
 
@@ -85,17 +87,22 @@ static int dom0_peer_state(u16 peer)
  * May we (still) map @peer? 0 if so; -ESRCH once it is dying or gone,
  * -EPERM once it is out of our group (dom0: out of every group). In a
  * member, a frames call that scans nothing asks exactly that: Xen
- * answers it only between two live members of one group.
+ * answers it only between two live members of one group. @group (may
+ * be NULL) gets the peer's group in dom0, and 0 in a member or when
+ * the answer is not 0.
  */
-int xfab_wn_peer_state(u16 peer)
+int xfab_wn_peer_state(u16 peer, u32 *group)
 {
 	struct xfab_group_op op = { .op = XFAB_GROUP_FRAMES,
 				    .start = XFAB_GROUP_END };
+	u32 g = 0;
 	int rc = xfab_wn_domctl(peer, &op);
 
-	if (rc || !xfab_wn_in_dom0)
-		return rc;
-	return dom0_peer_state(peer);
+	if (!rc && xfab_wn_in_dom0)
+		rc = dom0_peer_state(peer, &g);
+	if (group)
+		*group = g;
+	return rc;
 }
 
 /*
