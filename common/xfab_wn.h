@@ -17,6 +17,8 @@
 #define XFAB_WN_H
 
 #include <linux/types.h>
+#include <linux/module.h>
+#include <linux/string.h>
 
 struct page;
 struct xfab_wn;
@@ -67,5 +69,56 @@ struct page *xfab_wn_entry(struct xfab_wn *wn, u32 entry, u64 *frame);
  * while the caller keeps the page (and so its window) alive.
  */
 int xfab_wn_frame_of(struct page *page, u16 *peer, u64 *frame);
+
+/*
+ * The API as a driver reaches it: through symbol_get(), so that the
+ * driver loads without xfab_window and holds its symbols while it may
+ * call them. All of them or none.
+ */
+struct xfab_wnops {
+	typeof(&xfab_wn_want) want;
+	typeof(&xfab_wn_unwant) unwant;
+	typeof(&xfab_wn_get) get;
+	typeof(&xfab_wn_put) put;
+	typeof(&xfab_wn_page) page;
+	typeof(&xfab_wn_frame_of) frame_of;
+	typeof(&xfab_wn_group) group;
+};
+
+static inline void xfab_wnops_put(struct xfab_wnops *o)
+{
+	if (o->want)
+		symbol_put(xfab_wn_want);
+	if (o->unwant)
+		symbol_put(xfab_wn_unwant);
+	if (o->get)
+		symbol_put(xfab_wn_get);
+	if (o->put)
+		symbol_put(xfab_wn_put);
+	if (o->page)
+		symbol_put(xfab_wn_page);
+	if (o->frame_of)
+		symbol_put(xfab_wn_frame_of);
+	if (o->group)
+		symbol_put(xfab_wn_group);
+	memset(o, 0, sizeof(*o));
+}
+
+/* False (and nothing held) when xfab_window is not loaded. */
+static inline bool xfab_wnops_get(struct xfab_wnops *o)
+{
+	o->want = symbol_get(xfab_wn_want);
+	o->unwant = symbol_get(xfab_wn_unwant);
+	o->get = symbol_get(xfab_wn_get);
+	o->put = symbol_get(xfab_wn_put);
+	o->page = symbol_get(xfab_wn_page);
+	o->frame_of = symbol_get(xfab_wn_frame_of);
+	o->group = symbol_get(xfab_wn_group);
+	if (o->want && o->unwant && o->get && o->put && o->page &&
+	    o->frame_of && o->group)
+		return true;
+	xfab_wnops_put(o);
+	return false;
+}
 
 #endif /* XFAB_WN_H */

@@ -361,24 +361,12 @@ void xfab_nb_fatal(struct xfab_nb_queue *q, const char *why);
 void xfab_nb_eoi(struct xfab_nb_queue *q, int bit);
 bool xfab_nb_is_vif(const struct net_device *dev);
 
-/*
- * xfab_window's API, reached by symbol_get(): this module loads without
- * it, and holds its symbols while it uses them.
- */
-struct xfab_nb_wnops {
-	typeof(&xfab_wn_want) want;
-	typeof(&xfab_wn_unwant) unwant;
-	typeof(&xfab_wn_get) get;
-	typeof(&xfab_wn_put) put;
-	typeof(&xfab_wn_page) page;
-};
-
 /* ptr.c */
 int xfab_nb_ptr_init(void);
 void xfab_nb_ptr_exit(void);
-bool xfab_nb_ptr_offer(struct xfab_nb_wnops *wn);
-void xfab_nb_ptr_unoffer(struct xfab_nb_wnops *wn);
-int xfab_nb_ptr_want(struct xfab_nb_wnops *wn, domid_t peer);
+bool xfab_nb_ptr_offer(struct xfab_wnops *wn);
+void xfab_nb_ptr_unoffer(struct xfab_wnops *wn);
+int xfab_nb_ptr_want(struct xfab_wnops *wn, domid_t peer);
 int xfab_nb_ptr_attach(struct xfab_nb_queue *q);
 void xfab_nb_ptr_detach(struct xfab_nb_queue *q);
 int xfab_nb_ptr_packet(struct xfab_nb_queue *q, struct xfab_nb_txp *p,

@@ -63,7 +63,7 @@ struct xfab_nb_ptr {
 	struct list_head pending;
 	bool aged;			/* NAPI: its head's age, at the last reap */
 	domid_t peer;
-	struct xfab_nb_wnops wn;	/* our own hold on xfab_window */
+	struct xfab_wnops wn;	/* our own hold on xfab_window */
 };
 
 /* A packet sent by reference, until the stack lets go of its skb. */
@@ -95,51 +95,20 @@ int xfab_nb_ptr_contexts(void)
 	return atomic_read(&nb_ptr_live);
 }
 
-/* ---- xfab_window's symbols ---- */
-
-static void nb_wnops_put(struct xfab_nb_wnops *o)
-{
-	if (o->want)
-		symbol_put(xfab_wn_want);
-	if (o->unwant)
-		symbol_put(xfab_wn_unwant);
-	if (o->get)
-		symbol_put(xfab_wn_get);
-	if (o->put)
-		symbol_put(xfab_wn_put);
-	if (o->page)
-		symbol_put(xfab_wn_page);
-	memset(o, 0, sizeof(*o));
-}
-
-/* All of the API or none: false when xfab_window is not loaded. */
-static bool nb_wnops_get(struct xfab_nb_wnops *o)
-{
-	o->want = symbol_get(xfab_wn_want);
-	o->unwant = symbol_get(xfab_wn_unwant);
-	o->get = symbol_get(xfab_wn_get);
-	o->put = symbol_get(xfab_wn_put);
-	o->page = symbol_get(xfab_wn_page);
-	if (o->want && o->unwant && o->get && o->put && o->page)
-		return true;
-	nb_wnops_put(o);
-	return false;
-}
-
 /*
  * At probe: can we offer pointer mode at all, i.e. is xfab_window loaded?
  * Whether this peer may be read is only known at connect: a toolstack
  * creates a domain (and so its vif) before it joins a group. True: the
  * window module is held until xfab_nb_ptr_unoffer().
  */
-bool xfab_nb_ptr_offer(struct xfab_nb_wnops *wn)
+bool xfab_nb_ptr_offer(struct xfab_wnops *wn)
 {
-	return READ_ONCE(xfab_nb_ptr) && nb_wnops_get(wn);
+	return READ_ONCE(xfab_nb_ptr) && xfab_wnops_get(wn);
 }
 
-void xfab_nb_ptr_unoffer(struct xfab_nb_wnops *wn)
+void xfab_nb_ptr_unoffer(struct xfab_wnops *wn)
 {
-	nb_wnops_put(wn);
+	xfab_wnops_put(wn);
 }
 
 /*
@@ -149,7 +118,7 @@ void xfab_nb_ptr_unoffer(struct xfab_nb_wnops *wn)
  * otherwise (peer is no live PV member of a group). Unless refused,
  * undone by wn->unwant(peer).
  */
-int xfab_nb_ptr_want(struct xfab_nb_wnops *wn, domid_t peer)
+int xfab_nb_ptr_want(struct xfab_wnops *wn, domid_t peer)
 {
 	unsigned long until = jiffies + msecs_to_jiffies(NB_PTR_WAIT_MS);
 	struct xfab_wn *w;
@@ -176,7 +145,7 @@ static void nb_ptr_ctx_put(struct xfab_nb_ptr *ctx)
 {
 	if (!refcount_dec_and_test(&ctx->ref))
 		return;
-	nb_wnops_put(&ctx->wn);
+	xfab_wnops_put(&ctx->wn);
 	kfree(ctx);
 	if (atomic_dec_and_test(&nb_ptr_live))
 		wake_up(&nb_ptr_gone);
@@ -232,7 +201,7 @@ int xfab_nb_ptr_attach(struct xfab_nb_queue *q)
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 	if (!ctx)
 		return -ENOMEM;
-	if (!nb_wnops_get(&ctx->wn)) {
+	if (!xfab_wnops_get(&ctx->wn)) {
 		kfree(ctx);
 		return -ENODEV;		/* xfab_window went since probe */
 	}

@@ -31,7 +31,7 @@ struct nb_backend {
 	/* pointer mode: offered (xfab_window held), and this connect's window */
 	bool ptr_offered;
 	bool ptr_wanted;
-	struct xfab_nb_wnops wn;
+	struct xfab_wnops wn;
 };
 
 static void nb_publish(struct nb_backend *be, enum xenbus_state s)
