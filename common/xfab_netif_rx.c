@@ -20,6 +20,7 @@ static const char *const rx_err_names[XFAB_RX_NR_ERRS] = {
 	[XFAB_RX_CROSS_PAGE] = "rx_fatal_cross_page",
 	[XFAB_RX_SLOT_FLOOD] = "rx_fatal_slot_flood",
 	[XFAB_RX_BAD_EXTRA] = "rx_fatal_bad_extra",
+	[XFAB_RX_BAD_REF] = "rx_fatal_bad_ref",
 };
 
 const char *xfab_rx_err_name(int err)
@@ -67,9 +68,33 @@ static int rx_data(const struct xen_netif_rx_response *r, u32 i,
 	return 0;
 }
 
+/*
+ * The frame slot after reference data slot k, at chain position i. Only
+ * after the first slot: the first carries the headers we parse, in our
+ * own page. Returns 0 or a negative reason.
+ */
+static int rx_ref(const union xfab_rx_slot *slots, u32 avail, u32 i,
+		  bool refs, struct xfab_rx_pkt *pkt)
+{
+	struct xen_netif_extra_info e;
+	u32 k = pkt->nr_data - 1;
+
+	if (!refs || k == 0)
+		return -XFAB_RX_BAD_REF;
+	if (i >= avail)
+		return -XFAB_RX_INCOMPLETE;
+	e = slots[i].extra;
+	if (e.type != XFAB_NETIF_EXTRA_TYPE_REF || e.flags)
+		return -XFAB_RX_BAD_REF;
+	pkt->ref_mask |= 1u << k;
+	pkt->ref_peer[k] = e.u.pad[0];
+	pkt->ref_frame[k] = e.u.pad[1] | (u32)e.u.pad[2] << 16;
+	return 0;
+}
+
 /* Every data slot from the first; returns the index after the chain. */
 static int rx_walk(const union xfab_rx_slot *slots, u32 avail, u32 first_idx,
-		   u32 ring_size, struct xfab_rx_pkt *pkt, int *drop)
+		   u32 ring_size, bool refs, struct xfab_rx_pkt *pkt, int *drop)
 {
 	struct xen_netif_rx_response r = slots[0].rsp;
 	u32 i = 0;
@@ -89,6 +114,11 @@ static int rx_walk(const union xfab_rx_slot *slots, u32 avail, u32 first_idx,
 			xfab_note_drop(drop, rx_extra_err(why));
 			i = err - 1;
 		}
+		if (r.flags & XFAB_NETRXF_REF) {
+			err = rx_ref(slots, avail, ++i, refs, pkt);
+			if (err)
+				return err;
+		}
 		if (!(r.flags & XEN_NETRXF_more_data))
 			return i + 1;
 		/* a full chain that goes on can never become valid */
@@ -101,7 +131,7 @@ static int rx_walk(const union xfab_rx_slot *slots, u32 avail, u32 first_idx,
 }
 
 int xfab_rx_check(const union xfab_rx_slot *slots, u32 avail, u32 first_idx,
-		  u32 ring_size, struct xfab_rx_pkt *pkt)
+		  u32 ring_size, bool refs, struct xfab_rx_pkt *pkt)
 {
 	int next, drop = 0;
 
@@ -112,7 +142,7 @@ int xfab_rx_check(const union xfab_rx_slot *slots, u32 avail, u32 first_idx,
 	if (ring_size == 0 || (ring_size & (ring_size - 1)) != 0)
 		return XFAB_RX_BAD_ID;
 	pkt->flags = slots[0].rsp.flags;
-	next = rx_walk(slots, avail, first_idx, ring_size, pkt, &drop);
+	next = rx_walk(slots, avail, first_idx, ring_size, refs, pkt, &drop);
 	if (next < 0) {
 		pkt->consumed = 0;
 		return -next;

@@ -36,9 +36,35 @@
  * every peer must handle, and more than that is a broken backend.
  */
 #define XFAB_RX_MAX_SLOTS XEN_NETIF_NR_SLOTS_MIN
-#define XFAB_RX_MAX_CHAIN (XFAB_RX_MAX_SLOTS + XFAB_NETIF_MAX_EXTRAS)
+/* each data slot but the first may be a reference with its frame slot */
+#define XFAB_RX_MAX_CHAIN (2 * XFAB_RX_MAX_SLOTS - 1 + XFAB_NETIF_MAX_EXTRAS)
 /* The biggest GSO packet (64 KiB) plus an Ethernet and a VLAN header. */
 #define XFAB_RX_MAX_LEN (0x10000u + XFAB_ETH_HLEN + 4)
+
+/*
+ * Pointer mode on RX (docs/pointer-mode.md, "Guest -> guest"), only for
+ * a frontend that wrote xfab-ptr-rx = 1: a data slot after the first
+ * may carry XFAB_NETRXF_REF instead of bytes. Its offset and status say
+ * where in the page and how many, as for any slot, but the page is a
+ * machine frame of another member of our group, which the next slot
+ * names: a record in the extra-info layout, of type
+ * XFAB_NETIF_EXTRA_TYPE_REF, holding {peer, frame low, frame high} in
+ * u.pad. We read the bytes through our own window over that peer. The
+ * netif flags use bits 0-4 and the extra types 1-5: a stock backend
+ * sends neither.
+ */
+#define XFAB_NETRXF_REF (1u << 15)
+#define XFAB_NETIF_EXTRA_TYPE_REF 0xf0
+
+static inline void xfab_rx_ref_pack(struct xen_netif_extra_info *e, u16 peer,
+				    u32 frame)
+{
+	memset(e, 0, sizeof(*e));
+	e->type = XFAB_NETIF_EXTRA_TYPE_REF;
+	e->u.pad[0] = peer;
+	e->u.pad[1] = (u16)frame;
+	e->u.pad[2] = (u16)(frame >> 16);
+}
 
 /* One RX ring slot as copied out: a response or an extra-info record. */
 union xfab_rx_slot {
@@ -67,6 +93,7 @@ enum xfab_rx_err {
 	XFAB_RX_CROSS_PAGE,	/* offset + length past the 4 KiB page */
 	XFAB_RX_SLOT_FLOOD,	/* more data slots than XFAB_RX_MAX_SLOTS */
 	XFAB_RX_BAD_EXTRA,	/* unknown extra type, or too many extras */
+	XFAB_RX_BAD_REF,	/* a reference we did not ask for, or malformed */
 	XFAB_RX_NR_ERRS
 };
 
@@ -92,6 +119,10 @@ struct xfab_rx_pkt {
 	struct xfab_netif_extras ex;
 	/* index into the slot array of each data slot (data_slot[0] == 0) */
 	u8 data_slot[XFAB_RX_MAX_SLOTS];
+	/* bit k: data slot k is a reference to ref_frame[k] of ref_peer[k] */
+	u32 ref_mask;
+	u16 ref_peer[XFAB_RX_MAX_SLOTS];
+	u32 ref_frame[XFAB_RX_MAX_SLOTS];
 };
 
 /*
@@ -99,12 +130,13 @@ struct xfab_rx_pkt {
  * what the producer index allows, see xfab_ring_rsps_pending). 'first_idx'
  * is the ring index of slots[0] and 'ring_size' the ring's slot count (a
  * power of two): we post request id == ring slot, so a data response at
- * index i must carry id i & (ring_size - 1).
+ * index i must carry id i & (ring_size - 1). 'refs': we asked for
+ * references (xfab-ptr-rx); without it a reference is fatal.
  * Returns XFAB_RX_OK or a reason. On OK and on a drop, pkt->consumed says
  * how many slots to consume; on XFAB_RX_INCOMPLETE and fatal reasons it
  * is 0.
  */
 int xfab_rx_check(const union xfab_rx_slot *slots, u32 avail, u32 first_idx,
-		  u32 ring_size, struct xfab_rx_pkt *pkt);
+		  u32 ring_size, bool refs, struct xfab_rx_pkt *pkt);
 
 #endif /* XFAB_NETIF_RX_H */

@@ -581,7 +581,7 @@ static int nf_rx_work(struct xfab_nf_queue *q, int budget)
 		if (nf_rx_fetch(q) <= 0)
 			break;
 		verdict = xfab_rx_check(q->rx_copy, q->rx_copied, q->rx.rsp_cons,
-					XFAB_NF_RX_RING_SIZE, &q->rx_pkt);
+					XFAB_NF_RX_RING_SIZE, false, &q->rx_pkt);
 		if (verdict == XFAB_RX_INCOMPLETE)
 			break;	/* the rest is on its way */
 		if (xfab_rx_err_fatal(verdict)) {

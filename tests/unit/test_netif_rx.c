@@ -45,7 +45,7 @@ static int chain(int nfrags, s16 first_bytes)
 
 static int check(u32 avail)
 {
-	return xfab_rx_check(s, avail, FIRST, RING, &pkt);
+	return xfab_rx_check(s, avail, FIRST, RING, false, &pkt);
 }
 
 TEST(rx_single_slot_ok)
@@ -111,8 +111,8 @@ TEST(rx_fatal_bad_id)
 	s[0].rsp.id = 7;
 	ASSERT_EQ(check(1), XFAB_RX_BAD_ID);
 	chain(0, 200);
-	ASSERT_EQ(xfab_rx_check(s, 1, FIRST, 0, &pkt), XFAB_RX_BAD_ID);
-	ASSERT_EQ(xfab_rx_check(s, 1, FIRST, 255, &pkt), XFAB_RX_BAD_ID);
+	ASSERT_EQ(xfab_rx_check(s, 1, FIRST, 0, false, &pkt), XFAB_RX_BAD_ID);
+	ASSERT_EQ(xfab_rx_check(s, 1, FIRST, 255, false, &pkt), XFAB_RX_BAD_ID);
 }
 
 TEST(rx_drop_backend_error_consumes_chain)
@@ -277,6 +277,92 @@ TEST(rx_err_names_unique)
 	}
 }
 
+static void ref(int i, u16 peer, u32 frame)
+{
+	xfab_rx_ref_pack(&s[i].extra, peer, frame);
+}
+
+static int check_refs(u32 avail)
+{
+	return xfab_rx_check(s, avail, FIRST, RING, true, &pkt);
+}
+
+/* Headers in our page, then two pieces of a peer's frames. */
+TEST(rx_refs_ok)
+{
+	rsp(0, 0, XEN_NETRXF_more_data | XEN_NETRXF_extra_info, 66);
+	gso(1, XEN_NETIF_GSO_TYPE_TCPV4, 1448, false);
+	rsp(2, 100, XEN_NETRXF_more_data | XFAB_NETRXF_REF, 3996);
+	ref(3, 7, 0x12345678);
+	rsp(4, 0, XFAB_NETRXF_REF, 4096);
+	ref(5, 9, 0xfffff);
+	ASSERT_EQ(check_refs(6), XFAB_RX_OK);
+	ASSERT_EQ(pkt.consumed, 6);
+	ASSERT_EQ(pkt.nr_data, 3);
+	ASSERT_EQ(pkt.len, 66 + 3996 + 4096);
+	ASSERT_EQ(pkt.ref_mask, 6);
+	ASSERT_EQ(pkt.data_slot[1], 2);
+	ASSERT_EQ(pkt.data_slot[2], 4);
+	ASSERT_EQ(pkt.ref_peer[1], 7);
+	ASSERT_EQ(pkt.ref_frame[1], 0x12345678);
+	ASSERT_EQ(pkt.ref_peer[2], 9);
+	ASSERT_EQ(pkt.ref_frame[2], 0xfffff);
+	/* the frame slot is part of the chain: without it, wait */
+	ASSERT_EQ(check_refs(5), XFAB_RX_INCOMPLETE);
+	ASSERT_EQ(check_refs(3), XFAB_RX_INCOMPLETE);
+}
+
+/* References we did not ask for, on the first slot, or malformed. */
+TEST(rx_refs_fatal)
+{
+	rsp(0, 0, XEN_NETRXF_more_data, 66);
+	rsp(1, 0, XFAB_NETRXF_REF, 1000);
+	ref(2, 7, 42);
+	ASSERT_EQ(check_refs(3), XFAB_RX_OK);
+	ASSERT_EQ(check(3), XFAB_RX_BAD_REF);	/* not negotiated */
+	ASSERT_EQ(pkt.consumed, 0);
+	s[2].extra.flags = XEN_NETIF_EXTRA_FLAG_MORE;
+	ASSERT_EQ(check_refs(3), XFAB_RX_BAD_REF);
+	ref(2, 7, 42);
+	s[2].extra.type = XEN_NETIF_EXTRA_TYPE_GSO;
+	ASSERT_EQ(check_refs(3), XFAB_RX_BAD_REF);
+	ref(2, 7, 42);
+	rsp(1, 3000, XFAB_NETRXF_REF, 1097);	/* past the page */
+	ASSERT_EQ(check_refs(3), XFAB_RX_CROSS_PAGE);
+	/* the headers are never a reference: we parse them from our page */
+	rsp(0, 0, XFAB_NETRXF_REF, 66);
+	ref(1, 7, 42);
+	ASSERT_EQ(check_refs(2), XFAB_RX_BAD_REF);
+}
+
+/* A reference the backend failed is a drop; its frame slot still goes. */
+TEST(rx_refs_backend_error_consumes_frame_slot)
+{
+	rsp(0, 0, XEN_NETRXF_more_data, 66);
+	rsp(1, 0, XFAB_NETRXF_REF, XEN_NETIF_RSP_ERROR);
+	ref(2, 7, 42);
+	ASSERT_EQ(check_refs(3), XFAB_RX_BACKEND_ERR);
+	ASSERT_EQ(pkt.consumed, 3);
+}
+
+/* The longest chain: every slot but the first a reference, plus GSO. */
+TEST(rx_refs_longest_chain)
+{
+	int i, n = 2;
+
+	rsp(0, 0, XEN_NETRXF_more_data | XEN_NETRXF_extra_info, 100);
+	gso(1, XEN_NETIF_GSO_TYPE_TCPV4, 1448, false);
+	for (i = 1; i < (int)XFAB_RX_MAX_SLOTS; i++, n += 2) {
+		rsp(n, 0, (i + 1 < (int)XFAB_RX_MAX_SLOTS ?
+			   XEN_NETRXF_more_data : 0) | XFAB_NETRXF_REF, 3000);
+		ref(n + 1, 5, i);
+	}
+	ASSERT_LE(n, XFAB_RX_MAX_CHAIN);
+	ASSERT_EQ(check_refs(n), XFAB_RX_OK);
+	ASSERT_EQ(pkt.consumed, n);
+	ASSERT_EQ(pkt.nr_data, XFAB_RX_MAX_SLOTS);
+}
+
 /* Random responses: whatever the verdict, the datapath's invariants hold. */
 TEST(rx_random_chains_keep_invariants)
 {
@@ -285,6 +371,7 @@ TEST(rx_random_chains_keep_invariants)
 
 	for (iter = 0; iter < 200000; iter++) {
 		u32 avail, first, sum, k;
+		bool refs;
 		int err;
 
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
@@ -295,14 +382,21 @@ TEST(rx_random_chains_keep_invariants)
 			s[i].rsp.status = (s16)((x >> 40) % 4300) - 100;
 			s[i].rsp.offset = (u16)(x >> 24) % 4200;
 			s[i].rsp.flags = (u16)(x >> 56) & 0xf;
+			if ((x >> 52) % 4 == 0)
+				s[i].rsp.flags |= XFAB_NETRXF_REF;
 			/* mostly the right id, so chains get long */
 			if ((x >> 18) % 16)
 				s[i].rsp.id = (first + i) & (RING - 1);
 			if ((x >> 20) % 4 == 0)
 				s[i].extra.type = (u8)((x >> 30) % 7);
+			if ((x >> 20) % 4 == 1) {
+				s[i].extra.type = XFAB_NETIF_EXTRA_TYPE_REF;
+				s[i].extra.flags = (x >> 33) % 8 == 0;
+			}
 		}
 		avail = (u32)(x >> 8) % (XFAB_RX_MAX_CHAIN + 2);
-		err = xfab_rx_check(s, avail, first, RING, &pkt);
+		refs = (x >> 5) & 1;
+		err = xfab_rx_check(s, avail, first, RING, refs, &pkt);
 		ASSERT_TRUE(err >= 0 && err < XFAB_RX_NR_ERRS);
 		if (err == XFAB_RX_INCOMPLETE || xfab_rx_err_fatal(err)) {
 			ASSERT_EQ(pkt.consumed, 0);
@@ -311,7 +405,11 @@ TEST(rx_random_chains_keep_invariants)
 		ASSERT_LE(1, pkt.consumed);
 		ASSERT_LE(pkt.consumed, avail);
 		ASSERT_LE(pkt.nr_data, XFAB_RX_MAX_SLOTS);
-		ASSERT_EQ(pkt.consumed, pkt.nr_data + pkt.ex.nr);
+		ASSERT_EQ(pkt.consumed, pkt.nr_data + pkt.ex.nr +
+					__builtin_popcount(pkt.ref_mask));
+		ASSERT_EQ(pkt.ref_mask & 1, 0);
+		if (!refs)
+			ASSERT_EQ(pkt.ref_mask, 0);
 		ASSERT_EQ(pkt.data_slot[0], 0);
 		sum = 0;
 		for (k = 0; k < pkt.nr_data; k++) {
