@@ -67,6 +67,13 @@
 /* Guest RX slots one dom0 packet may take (data slots, GSO extra apart). */
 #define XFAB_NB_RX_MAX_DATA (XEN_NETIF_NR_SLOTS_MIN - 1)
 /*
+ * By reference (pointer mode) a frag needs no room in a buffer, only a
+ * slot of its own: the headers' slot and one per frag, up to the most a
+ * frontend takes (XEN_NETIF_NR_SLOTS_MIN), each frag slot followed by a
+ * frame slot.
+ */
+#define XFAB_NB_RX_REF_DATA XEN_NETIF_NR_SLOTS_MIN
+/*
  * Page pieces of one skb we copy from (head, frags and frag_list cut at
  * 4 KiB): an LRO packet of 45 segments takes about 92 (a small head and
  * a page frag each); start_xmit linearises a packet that needs more.
@@ -95,6 +102,7 @@ extern unsigned int xfab_nb_kick_us;
 extern bool xfab_nb_ptr;
 extern unsigned int xfab_nb_ptr_slots;
 extern unsigned int xfab_nb_ptr_age_ms;
+extern unsigned int xfab_nb_ptr_rx_kb;
 extern unsigned int xfab_nb_max_queues;
 extern unsigned int xfab_nb_rx_backlog;
 extern unsigned int xfab_nb_rx_hold_max;
@@ -148,6 +156,9 @@ struct xfab_nb_stats {
 	u64_stats_t rxr_copy_calls, rxr_copy_ops;
 	u64_stats_t rxr_pool_ops, rxr_pool_bytes;	/* memcpy into the pool */
 	u64_stats_t rxr_direct;		/* copied in start_xmit, not queued */
+	/* pointer mode: packets and bytes the guest got by reference */
+	u64_stats_t rxr_ref_packets, rxr_ref_bytes;
+	u64_stats_t rxr_ref_over;	/* copied: ptr_rx_kb already held */
 	atomic64_t txr_irqs, txr_spurious, rxr_irqs, rxr_spurious;
 	atomic64_t rxr_drop_backlog;	/* xmit: guest not taking packets */
 	atomic64_t rxr_drop_down;	/* xmit: queue not connected */
@@ -160,6 +171,7 @@ struct xfab_nb_stats {
 	atomic64_t rxr_hold_taken;	/* freed held: the guest took them */
 	atomic64_t rxr_hold_over;	/* freed held: more than rx_hold */
 	atomic64_t rxr_hold_timeout;	/* freed held: the guest took long */
+	atomic64_t rxr_ref_taken;	/* sent by reference, taken back */
 	atomic64_t txr_ptr_exit_copies;	/* by reference, copied at an exit */
 	atomic64_t txr_ptr_exit_drops;	/* that copy failed: dropped */
 	atomic64_t dbg_pokes;		/* debugfs writes (EOI + look) */
@@ -196,15 +208,26 @@ struct xfab_nb_txp {
 	u16 op_first, op_count;
 };
 
+/*
+ * Pointer mode on RX: a packet whose frags are all window pages over one
+ * member, sent to another member of its group by reference (rx.c).
+ */
+struct xfab_nb_rxref {
+	bool on;
+	u16 peer;
+	u32 frame[XFAB_NB_RX_REF_DATA - 1];	/* per frag */
+};
+
 /* A dom0 packet on its way into guest RX buffers. */
 struct xfab_nb_rxp {
 	struct sk_buff *skb;
 	u16 nslots;			/* data slots */
-	u16 ids[XFAB_NB_RX_MAX_DATA];
-	u16 used[XFAB_NB_RX_MAX_DATA];	/* bytes in each slot */
+	u16 ids[XFAB_NB_RX_REF_DATA];
+	u16 used[XFAB_NB_RX_REF_DATA];	/* bytes in each slot */
 	bool gso;
 	bool failed;			/* could not be planned: answer errors */
 	u16 op_first, op_count;
+	struct xfab_nb_rxref ref;	/* .on: data slots 1.. are references */
 };
 
 /*
@@ -295,6 +318,10 @@ struct xfab_nb_queue {
 	struct sk_buff_head rx_held;	/* copied, until the guest took them */
 	unsigned int rx_held_bytes;	/* their truesize, under rx_held.lock */
 	struct timer_list rx_hold_timer;
+	/* sent by reference: kept until taken, no matter how long */
+	struct sk_buff_head rx_refs;
+	unsigned int rx_ref_bytes;	/* their skb->len, under rx_refs.lock */
+	struct xfab_nb_rxref rx_ref;	/* the next packet's, while it is taken */
 	/* notifications spaced kick_ns apart (ethtool -C tx-usecs) */
 	struct hrtimer rx_kick_timer;	/* sends one that was held back */
 	u64 rx_kick_ns;			/* when the guest was last notified */
@@ -326,6 +353,7 @@ struct xfab_nb_vif {
 	bool can_sg, gso_v4, gso_v6, ip_csum, ipv6_csum;
 	bool disabled;			/* a fatal error disabled the vif */
 	bool ptr;			/* both sides said xfab-ptr (pointer mode) */
+	bool ptr_rx;			/* and the frontend takes RX references */
 	u64 rate_bytes, rate_usec;	/* the toolstack's "rate"; 0: none */
 	/* in-ring polling of the TX rings (ethtool -C rx-usecs, adaptive-rx) */
 	u32 poll_ns;
@@ -375,6 +403,7 @@ void xfab_nb_ptr_copied(struct xfab_nb_queue *q, struct xfab_nb_txp *p);
 void xfab_nb_ptr_hand_up(struct xfab_nb_txp *p);
 void xfab_nb_ptr_reap(struct xfab_nb_queue *q);
 bool xfab_nb_ptr_skb(struct sk_buff *skb);
+const struct xfab_wnops *xfab_nb_ptr_wnops(struct xfab_nb_queue *q);
 bool xfab_nb_ptr_can_merge(struct sk_buff *head, struct sk_buff *skb,
 			   u32 hdr_len);
 void xfab_nb_ptr_merge(struct sk_buff *head, struct sk_buff *skb,
@@ -407,6 +436,7 @@ void xfab_nb_rx_hold_add(struct xfab_nb_queue *q, struct sk_buff_head *round,
 			 struct sk_buff *skb);
 void xfab_nb_rx_hold(struct xfab_nb_queue *q, struct sk_buff_head *round);
 bool xfab_nb_rx_hold_done(struct xfab_nb_queue *q);
+void xfab_nb_rx_refs_hold(struct xfab_nb_queue *q, struct sk_buff_head *round);
 void xfab_nb_rx_hold_timer(struct timer_list *t);
 void xfab_nb_rx_hold_release(struct xfab_nb_queue *q);
 

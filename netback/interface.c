@@ -381,6 +381,7 @@ static void nb_queue_init(struct xfab_nb_vif *vif, unsigned int i)
 	INIT_WORK(&q->rx_work, xfab_nb_rx_work);
 	INIT_DELAYED_WORK(&q->rx_stall, xfab_nb_rx_stall_check);
 	skb_queue_head_init(&q->rx_held);
+	skb_queue_head_init(&q->rx_refs);
 	timer_setup(&q->rx_hold_timer, xfab_nb_rx_hold_timer, 0);
 	timer_setup(&q->rate_timer, xfab_nb_rate_timer, 0);
 	hrtimer_init(&q->rx_kick_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);

@@ -191,6 +191,17 @@ unsigned int xfab_nb_ptr_age_ms = 1000;
 module_param_named(ptr_age_ms, xfab_nb_ptr_age_ms, uint, 0644);
 MODULE_PARM_DESC(ptr_age_ms, "Pointer mode: copy new packets while the oldest one sent by reference has waited this long, in ms (default 1000; 0: no limit)");
 
+/*
+ * Pointer mode on RX: bytes of other members' memory one queue may have
+ * handed its guest by reference and not seen taken back. The sender's
+ * slots wait for the receiver meanwhile, so this bounds what a slow or
+ * stuck receiver holds of a sender (its TX ring has ptr_slots slots that
+ * may wait); past it packets are copied into the pool as before.
+ */
+unsigned int xfab_nb_ptr_rx_kb = 256;
+module_param_named(ptr_rx_kb, xfab_nb_ptr_rx_kb, uint, 0644);
+MODULE_PARM_DESC(ptr_rx_kb, "Pointer mode: KiB per RX queue a guest may hold by reference before packets are copied (default 256; 0 copies all)");
+
 struct workqueue_struct *xfab_nb_wq;
 struct dentry *xfab_nb_debugfs;
 struct xfab_nb_totals xfab_nb_totals;

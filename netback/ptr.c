@@ -297,6 +297,12 @@ void xfab_nb_ptr_reap(struct xfab_nb_queue *q)
 	ctx->aged = nb_ptr_aged(ctx);
 }
 
+/* xfab_window's API as the queue's pointer mode holds it (q->ptr set). */
+const struct xfab_wnops *xfab_nb_ptr_wnops(struct xfab_nb_queue *q)
+{
+	return &q->ptr->wn;
+}
+
 /* Is this skb's data (partly) in window pages we sent up? */
 bool xfab_nb_ptr_skb(struct sk_buff *skb)
 {

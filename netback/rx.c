@@ -30,6 +30,7 @@
 #include <linux/if_ether.h>
 #include <xen/page.h>
 #include "common.h"
+#include "xfab_netif_rx.h"
 
 /* Guest buffers a packet needs: data slots, plus one for the GSO extra. */
 static u32 rx_slots_needed(const struct sk_buff *skb, u32 *data)
@@ -47,6 +48,79 @@ static bool rx_skb_ok(const struct sk_buff *skb)
 		return false;
 	rx_slots_needed(skb, &data);
 	return data <= XFAB_NB_RX_MAX_DATA;
+}
+
+/*
+ * Pointer mode on RX (docs/pointer-mode.md, "Guest -> guest"): may this
+ * packet reach our guest by reference, and to which frames? Only a
+ * packet another member sent by reference (its frags all window pages
+ * over that one peer, each within its page) to a guest that asked for
+ * references and has an RX pool (its headers are copied there), while
+ * dom0's windows see both in one group, so that the guest's own window
+ * covers the peer. And only while the guest holds less than ptr_rx_kb:
+ * the sender's slots wait for it. Fills r; r->on says yes.
+ */
+static void rx_ref_plan(struct xfab_nb_queue *q, struct sk_buff *skb,
+			struct xfab_nb_rxref *r, bool *over)
+{
+	const struct skb_shared_info *sh = skb_shinfo(skb);
+	const struct xfab_wnops *o;
+	struct xfab_wn *a, *b;
+	u32 i, ga = 0, gb = 0;
+	u64 frame;
+	u16 peer;
+
+	r->on = false;
+	if (!q->vif->ptr_rx || !q->ptr || !q->rx_pool.n ||
+	    !xfab_nb_ptr_skb(skb) || skb_has_frag_list(skb) || !sh->nr_frags ||
+	    sh->nr_frags >= XFAB_NB_RX_REF_DATA ||
+	    skb_headlen(skb) > XEN_PAGE_SIZE)
+		return;
+	if (READ_ONCE(q->rx_ref_bytes) + skb->len >
+	    READ_ONCE(xfab_nb_ptr_rx_kb) * 1024ULL) {
+		*over = true;
+		return;
+	}
+	o = xfab_nb_ptr_wnops(q);
+	for (i = 0; i < sh->nr_frags; i++) {
+		const skb_frag_t *f = &sh->frags[i];
+
+		if (o->frame_of(skb_frag_page(f), &peer, &frame) ||
+		    frame > U32_MAX || (i && peer != r->peer) ||
+		    skb_frag_off(f) + skb_frag_size(f) > XEN_PAGE_SIZE)
+			return;
+		r->peer = peer;
+		r->frame[i] = frame;
+	}
+	if (r->peer == q->vif->domid)
+		return;
+	a = o->get(r->peer);
+	b = o->get(q->vif->domid);
+	if (a)
+		ga = o->group(a);
+	if (b)
+		gb = o->group(b);
+	r->on = ga && ga == gb;
+	if (a)
+		o->put(a);
+	if (b)
+		o->put(b);
+}
+
+/*
+ * Ring slots for the packet, and its data slots in *data. By reference:
+ * the headers' slot, then a slot and its frame slot per frag.
+ */
+static u32 rx_need(struct xfab_nb_queue *q, struct sk_buff *skb, u32 *data,
+		   bool *over)
+{
+	u32 need = rx_slots_needed(skb, data);
+
+	rx_ref_plan(q, skb, &q->rx_ref, over);
+	if (!q->rx_ref.on)
+		return need;
+	*data = 1 + skb_shinfo(skb)->nr_frags;
+	return 2 * *data - 1 + (skb_is_gso(skb) ? 1 : 0);
 }
 
 /*
@@ -349,35 +423,71 @@ static void rx_pool_copy(struct xfab_nb_queue *q, const struct xfab_copy_op *c,
 	q->rx_pool_bytes += c->len;
 }
 
+/*
+ * Which data slot request i of a packet is, or -1: buffers are used in
+ * ring order, the GSO extra takes slot 1, and by reference every data
+ * slot after the first is followed by its frame slot.
+ */
+static int rx_data_index(const struct xfab_nb_rxp *p, u32 i)
+{
+	u32 base = 1 + p->gso;
+
+	if (i == 0)
+		return 0;
+	if (i < base)
+		return -1;
+	if (!p->ref.on)
+		return i - p->gso;
+	return (i - base) & 1 ? -1 : 1 + (i - base) / 2;
+}
+
+/*
+ * The pieces to copy: the whole packet, or by reference its headers
+ * alone (into the first buffer), the frags' lengths set aside.
+ */
+static u32 rx_copy_pieces(struct xfab_nb_queue *q, struct xfab_nb_rxp *p)
+{
+	const struct sk_buff *skb = p->skb;
+	u32 k;
+
+	if (!p->ref.on)
+		return rx_pieces(q->rx_src, XFAB_NB_RX_SRC, skb);
+	for (k = 1; k < p->nslots; k++)
+		p->used[k] = skb_frag_size(&skb_shinfo(skb)->frags[k - 1]);
+	return xfab_seg_split((unsigned long)skb->data, skb_headlen(skb),
+			      q->rx_src, XFAB_NB_RX_SRC);
+}
+
 /* Take the buffers, plan the copies. Returns -E2BIG if it cannot be cut. */
 static int rx_plan_packet(struct xfab_nb_queue *q, struct xfab_nb_rxp *p,
 			  u32 need, u32 *nops)
 {
 	void *pool_va[XFAB_NB_RX_MAX_DATA];	/* per buffer: NULL, a grant */
-	u32 i, ns, idx, k = 0;
-	int n;
+	u32 i, ns, k = 0;
+	int n, idx;
 
 	for (i = 0; i < need; i++) {
 		struct xen_netif_rx_request r;
 
 		memcpy(&r, RING_GET_REQUEST(&q->rx, q->rx.req_cons + i),
 		       sizeof(r));
-		/* Buffers are used in ring order; the GSO extra takes slot 1. */
-		if (p->gso && i == 1)
+		idx = rx_data_index(p, i);
+		if (idx < 0)
 			continue;
-		idx = i - (p->gso && i > 1);
 		p->ids[idx] = r.id;
+		if (p->ref.on && idx)
+			continue;	/* a reference: its buffer stays empty */
 		q->rx_dst[idx] = (struct xfab_seg){ r.gref, 0, XEN_PAGE_SIZE };
 		/* once per buffer; a buffer may take several pieces */
 		pool_va[idx] = xfab_nb_pool_va(&q->rx_pool, r.gref);
 		p->used[idx] = 0;
 	}
 	q->rx.req_cons += need;
-	ns = rx_pieces(q->rx_src, XFAB_NB_RX_SRC, p->skb);
+	ns = rx_copy_pieces(q, p);
 	if (ns > XFAB_NB_RX_SRC)
 		return -E2BIG;
-	n = xfab_copy_zip(q->rx_src, ns, q->rx_dst, p->nslots, q->rx_plan,
-			  XFAB_NB_MAX_OPS - *nops);
+	n = xfab_copy_zip(q->rx_src, ns, q->rx_dst, p->ref.on ? 1 : p->nslots,
+			  q->rx_plan, XFAB_NB_MAX_OPS - *nops);
 	if (n < 0)
 		return n;
 	p->op_first = *nops;
@@ -413,7 +523,8 @@ static int rx_plan_packet(struct xfab_nb_queue *q, struct xfab_nb_rxp *p,
  * to aged first: the guest is never handed one.
  */
 static struct sk_buff *rx_take(struct xfab_nb_queue *q, u32 *need, u32 *data,
-			       u32 now, u32 limit, struct sk_buff_head *aged)
+			       u32 now, u32 limit, struct sk_buff_head *aged,
+			       bool *over)
 {
 	struct sk_buff *skb;
 
@@ -421,7 +532,7 @@ static struct sk_buff *rx_take(struct xfab_nb_queue *q, u32 *need, u32 *data,
 	rx_age_locked(q, now, limit, aged);
 	skb = skb_peek(&q->rx_queue);
 	if (skb) {
-		*need = rx_slots_needed(skb, data);
+		*need = rx_need(q, skb, data, over);
 		if (rx_room(q, *need))
 			rx_unlink(q, skb);
 		else
@@ -433,7 +544,8 @@ static struct sk_buff *rx_take(struct xfab_nb_queue *q, u32 *need, u32 *data,
 
 /*
  * A packet whose need buffers are there: take them and plan its copies
- * into p. One that cannot be cut is answered with errors.
+ * into p (by reference as rx_need found, in q->rx_ref). One that cannot
+ * be cut is answered with errors.
  */
 static void rx_prepare(struct xfab_nb_queue *q, struct xfab_nb_rxp *p,
 		       struct sk_buff *skb, u32 need, u32 data, u32 *nops)
@@ -441,6 +553,9 @@ static void rx_prepare(struct xfab_nb_queue *q, struct xfab_nb_rxp *p,
 	p->skb = skb;
 	p->nslots = data;
 	p->gso = skb_is_gso(skb);
+	p->ref.on = q->rx_ref.on;
+	if (p->ref.on)
+		p->ref = q->rx_ref;
 	p->failed = rx_plan_packet(q, p, need, nops) != 0;
 	if (p->failed)
 		p->op_count = 0;
@@ -462,22 +577,26 @@ static int rx_gather(struct xfab_nb_queue *q, u32 *nops,
 	while (n < XFAB_NB_BATCH &&
 	       XFAB_NB_MAX_OPS - *nops >= XFAB_NB_RX_SRC + XFAB_NB_RX_MAX_DATA) {
 		u32 need, data;
+		bool over = false;
 
-		skb = rx_take(q, &need, &data, now, limit, aged);
+		skb = rx_take(q, &need, &data, now, limit, aged, &over);
 		if (!skb)
 			break;
 		rx_prepare(q, &q->rxp[n++], skb, need, data, nops);
+		if (over)
+			xfab_nb_rx_inc(q, rxr_ref_over);
 	}
 	return n;
 }
 
-static void rx_respond(struct xfab_nb_queue *q, u16 id, u16 flags, s16 status)
+static void rx_respond(struct xfab_nb_queue *q, u16 id, u16 off, u16 flags,
+		       s16 status)
 {
 	struct xen_netif_rx_response *rsp;
 
 	rsp = RING_GET_RESPONSE(&q->rx, q->rx.rsp_prod_pvt);
 	rsp->id = id;
-	rsp->offset = 0;
+	rsp->offset = off;
 	rsp->flags = flags;
 	rsp->status = status;
 	q->rx.rsp_prod_pvt++;
@@ -494,6 +613,15 @@ static void rx_extra(struct xfab_nb_queue *q, const struct sk_buff *skb)
 	e->u.gso.size = skb_shinfo(skb)->gso_size;
 	e->u.gso.type = skb_shinfo(skb)->gso_type & SKB_GSO_TCPV6 ?
 			XEN_NETIF_GSO_TYPE_TCPV6 : XEN_NETIF_GSO_TYPE_TCPV4;
+	q->rx.rsp_prod_pvt++;
+}
+
+/* The frame slot after a reference; it keeps its request's id in place. */
+static void rx_ref_slot(struct xfab_nb_queue *q, u16 peer, u32 frame)
+{
+	xfab_rx_ref_pack((struct xen_netif_extra_info *)
+			 RING_GET_RESPONSE(&q->rx, q->rx.rsp_prod_pvt),
+			 peer, frame);
 	q->rx.rsp_prod_pvt++;
 }
 
@@ -521,7 +649,9 @@ static bool rx_copies_ok(struct xfab_nb_queue *q, struct xfab_nb_rxp *p)
 /* What one round answered, counted once per round, not per packet. */
 struct nb_rx_tally {
 	u64 packets, bytes, slots, gso, drop_copy, direct;
+	u64 ref_packets, ref_bytes;
 	struct sk_buff_head held;	/* copied: kept till the guest took them */
+	struct sk_buff_head refs;	/* by reference: the same, with no limit */
 };
 
 /* Answer one packet's buffers in ring order. */
@@ -529,29 +659,41 @@ static void rx_answer(struct xfab_nb_queue *q, struct xfab_nb_rxp *p,
 		      struct nb_rx_tally *t)
 {
 	bool ok = rx_copies_ok(q, p);
-	u16 flags;
+	u16 flags, off;
 	u32 i;
 
 	for (i = 0; i < p->nslots; i++) {
 		flags = i + 1 < p->nslots ? XEN_NETRXF_more_data : 0;
+		off = 0;
 		if (i == 0) {
 			flags |= rx_csum_flags(p->skb);
 			if (p->gso)
 				flags |= XEN_NETRXF_extra_info;
+		} else if (p->ref.on) {
+			flags |= XFAB_NETRXF_REF;
+			off = skb_frag_off(&skb_shinfo(p->skb)->frags[i - 1]);
 		}
-		rx_respond(q, p->ids[i], flags,
+		rx_respond(q, p->ids[i], off, flags,
 			   ok ? p->used[i] : XEN_NETIF_RSP_ERROR);
 		if (i == 0 && p->gso) {
 			/* the extra's slot keeps its request's id in place */
 			rx_extra(q, p->skb);
 		}
+		if (i && p->ref.on)
+			rx_ref_slot(q, p->ref.peer, p->ref.frame[i - 1]);
 	}
 	if (ok) {
 		t->packets++;
 		t->bytes += p->skb->len;
 		t->slots += p->nslots + p->gso;
 		t->gso += p->gso;
-		xfab_nb_rx_hold_add(q, &t->held, p->skb);
+		if (p->ref.on) {
+			t->slots += p->nslots - 1;
+			t->ref_packets++;
+			t->ref_bytes += p->skb->data_len;
+		}
+		xfab_nb_rx_hold_add(q, p->ref.on ? &t->refs : &t->held,
+				    p->skb);
 	} else {
 		t->drop_copy++;
 		dev_kfree_skb_any(p->skb);
@@ -572,6 +714,8 @@ static void rx_count(struct xfab_nb_queue *q, const struct nb_rx_tally *t,
 	u64_stats_add(&st->rxr_gso, t->gso);
 	u64_stats_add(&st->rxr_drop_copy, t->drop_copy);
 	u64_stats_add(&st->rxr_direct, t->direct);
+	u64_stats_add(&st->rxr_ref_packets, t->ref_packets);
+	u64_stats_add(&st->rxr_ref_bytes, t->ref_bytes);
 	if (nops) {
 		u64_stats_inc(&st->rxr_copy_calls);
 		u64_stats_add(&st->rxr_copy_ops, nops);
@@ -654,6 +798,7 @@ static void rx_finish(struct xfab_nb_queue *q, int n, u32 nops, bool direct)
 	int i;
 
 	__skb_queue_head_init(&t.held);
+	__skb_queue_head_init(&t.refs);
 	if (nops)
 		gnttab_batch_copy(q->rx_ops, nops);
 	for (i = 0; i < n; i++)
@@ -662,6 +807,7 @@ static void rx_finish(struct xfab_nb_queue *q, int n, u32 nops, bool direct)
 	rx_publish(q);
 	WRITE_ONCE(q->rx_progress, jiffies);
 	xfab_nb_rx_hold(q, &t.held);
+	xfab_nb_rx_refs_hold(q, &t.refs);
 }
 
 /*
@@ -672,11 +818,14 @@ static void rx_finish(struct xfab_nb_queue *q, int n, u32 nops, bool direct)
 static bool rx_direct(struct xfab_nb_queue *q, struct sk_buff *skb)
 {
 	u32 need, data, nops = 0;
+	bool over = false;
 
-	need = rx_slots_needed(skb, &data);
+	need = rx_need(q, skb, &data, &over);
 	if (!rx_room(q, need))
 		return false;
 	rx_prepare(q, &q->rxp[0], skb, need, data, &nops);
+	if (over)
+		xfab_nb_rx_inc(q, rxr_ref_over);
 	rx_finish(q, 1, nops, true);
 	return true;
 }

@@ -27,6 +27,14 @@
  * event frees from its handler, NAPI frees, each copy round (start_xmit's
  * or the worker's) adds its packets and frees, and the timer frees what
  * waited too long.
+ *
+ * Packets sent by reference (pointer mode, rx.c) wait on a list of their
+ * own, rx_refs, by the same rule but with no time limit and no count:
+ * their frags are another member's pages, which the guest reads until it
+ * posts the slots again, and freeing the skb answers that member's TX
+ * slots, after which it may write those pages. rx.c bounds them in
+ * bytes (ptr_rx_kb) instead; the timer only looks for them, and a
+ * disconnect frees them.
  */
 #include <linux/skbuff.h>
 #include "common.h"
@@ -89,22 +97,66 @@ static void nb_free_list(struct sk_buff_head *list)
 		dev_kfree_skb_any(skb);
 }
 
+/* Move the packets sent by reference that the guest took to done. */
+static void nb_refs_taken(struct xfab_nb_queue *q, struct sk_buff_head *done)
+{
+	struct sk_buff *skb;
+	unsigned long flags;
+	u32 n = 0;
+
+	if (skb_queue_empty_lockless(&q->rx_refs))
+		return;
+	spin_lock_irqsave(&q->rx_refs.lock, flags);
+	while ((skb = skb_peek(&q->rx_refs)) && nb_taken(q, skb)) {
+		__skb_unlink(skb, &q->rx_refs);
+		WRITE_ONCE(q->rx_ref_bytes, q->rx_ref_bytes - skb->len);
+		__skb_queue_tail(done, skb);
+		n++;
+	}
+	spin_unlock_irqrestore(&q->rx_refs.lock, flags);
+	if (n)
+		atomic64_add(n, &q->st.rxr_ref_taken);
+}
+
 /* Free what the guest took; true if anything was. Any context. */
 bool xfab_nb_rx_hold_done(struct xfab_nb_queue *q)
 {
 	struct sk_buff_head done;
 	unsigned long flags;
 
-	if (skb_queue_empty_lockless(&q->rx_held))
-		return false;
 	__skb_queue_head_init(&done);
-	spin_lock_irqsave(&q->rx_held.lock, flags);
-	nb_take_done(q, &done);
-	spin_unlock_irqrestore(&q->rx_held.lock, flags);
+	nb_refs_taken(q, &done);
+	if (!skb_queue_empty_lockless(&q->rx_held)) {
+		spin_lock_irqsave(&q->rx_held.lock, flags);
+		nb_take_done(q, &done);
+		spin_unlock_irqrestore(&q->rx_held.lock, flags);
+	}
 	if (skb_queue_empty(&done))
 		return false;
 	nb_free_list(&done);
 	return true;
+}
+
+/*
+ * A round's packets sent by reference, their responses written: kept
+ * until the guest took them. Empties round.
+ */
+void xfab_nb_rx_refs_hold(struct xfab_nb_queue *q, struct sk_buff_head *round)
+{
+	unsigned int bytes = 0;
+	unsigned long flags;
+	struct sk_buff *skb;
+
+	if (skb_queue_empty(round))
+		return;
+	skb_queue_walk(round, skb)
+		bytes += skb->len;
+	spin_lock_irqsave(&q->rx_refs.lock, flags);
+	skb_queue_splice_tail_init(round, &q->rx_refs);
+	WRITE_ONCE(q->rx_ref_bytes, q->rx_ref_bytes + bytes);
+	spin_unlock_irqrestore(&q->rx_refs.lock, flags);
+	if (!timer_pending(&q->rx_hold_timer))
+		mod_timer(&q->rx_hold_timer, jiffies + NB_HOLD_JIFFIES);
 }
 
 /* A copied packet whose responses are written joins its round's list. */
@@ -177,7 +229,13 @@ void xfab_nb_rx_hold_timer(struct timer_list *t)
 	if (again)
 		next = nb_hold_cb(skb)->at + NB_HOLD_JIFFIES;
 	spin_unlock_irqrestore(&q->rx_held.lock, flags);
+	nb_refs_taken(q, &done);
 	nb_free_list(&done);
+	/* references wait as long as they must: look again (held: sooner) */
+	if (!again && !skb_queue_empty_lockless(&q->rx_refs)) {
+		next = jiffies + NB_HOLD_JIFFIES;
+		again = true;
+	}
 	if (again)
 		mod_timer(&q->rx_hold_timer, next);
 }
@@ -188,4 +246,7 @@ void xfab_nb_rx_hold_release(struct xfab_nb_queue *q)
 	timer_delete_sync(&q->rx_hold_timer);
 	skb_queue_purge(&q->rx_held);
 	q->rx_held_bytes = 0;
+	/* the guest's rings are gone: it reads none of them any more */
+	skb_queue_purge(&q->rx_refs);
+	WRITE_ONCE(q->rx_ref_bytes, 0);
 }

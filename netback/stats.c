@@ -43,6 +43,8 @@ static const struct xfab_stat nb_fixed[] = {
 	NB_AT(rxr_hold_over), NB_AT(rxr_hold_timeout), NB_RX(rxr_direct),
 	NB_RX(rxr_copy_calls),
 	NB_RX(rxr_copy_ops), NB_RX(rxr_pool_ops), NB_RX(rxr_pool_bytes),
+	NB_RX(rxr_ref_packets), NB_RX(rxr_ref_bytes), NB_RX(rxr_ref_over),
+	NB_AT(rxr_ref_taken),
 	NB_AT(pool_fail), NB_AT(pool_refused_vif), NB_AT(pool_refused_total),
 	NB_AT(fatal),
 };

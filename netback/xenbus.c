@@ -247,8 +247,11 @@ static int fe_ptr(struct nb_backend *be)
 		vif->ptr = false;
 		return err;
 	}
-	dev_info(&be->xdev->dev, "pointer mode: TX read through the window over domain %u\n",
-		 vif->domid);
+	/* RX by reference needs the RX pool too: the headers go there */
+	vif->ptr_rx = fe_flag(be, "xfab-ptr-rx", 0);
+	dev_info(&be->xdev->dev, "pointer mode: TX read through the window over domain %u%s\n",
+		 vif->domid,
+		 vif->ptr_rx ? "; RX from members by reference" : "");
 	return 0;
 }
 
@@ -273,6 +276,7 @@ static void nb_disconnect(struct nb_backend *be)
 		xfab_nb_queue_disconnect(&vif->queues[i]);
 	vif->num_queues = 0;
 	vif->ptr = false;
+	vif->ptr_rx = false;
 	fe_ptr_end(be);
 }
 
