@@ -39,6 +39,7 @@
 #include "xfab_kstats.h"
 #include "xfab_pool.h"
 #include "xfab_lend.h"
+#include "xfab_wn.h"
 
 #define XFAB_NF_NAME "xfab_netfront"
 
@@ -109,6 +110,9 @@ enum xfab_nf_rx_stat {
 	XFAB_NF_RX_LENT_BYTES,
 	XFAB_NF_RX_LEND_BACK,
 	XFAB_NF_RX_LEND_SHORT,
+	XFAB_NF_RX_REF_PACKETS,		/* pointer mode: packets with references */
+	XFAB_NF_RX_REF_BYTES,		/* bytes read through our window */
+	XFAB_NF_RX_DROP_REF,		/* a reference our window does not map */
 	XFAB_NF_RX_NR
 };
 
@@ -235,6 +239,9 @@ struct xfab_nf_info {
 	struct xfab_nf_backend be;
 	bool bounce;			/* TX copies: set at each connect */
 	bool ptr;			/* TX by frame (xfab-ptr): each connect */
+	/* RX references (xfab-ptr-rx), read through xfab_window: wn held */
+	bool ptr_rx;
+	struct xfab_wnops wn;
 	/* our group record: leaving the group ends TX by frame at once */
 	struct xenbus_watch group_watch;
 	bool group_watching;
@@ -249,6 +256,7 @@ extern unsigned int xfab_nf_max_queues;
 extern bool xfab_nf_allow_relaxed;
 extern bool xfab_nf_pools;
 extern bool xfab_nf_ptr;
+extern bool xfab_nf_ptr_rx;
 extern unsigned int xfab_nf_rx_lend;
 int xfab_nf_netdev_create(struct xenbus_device *dev, const u8 *mac,
 			  struct xfab_nf_info **out);

@@ -51,6 +51,9 @@ static const char *const nf_rx_names[XFAB_NF_RX_NR] = {
 	[XFAB_NF_RX_LENT_BYTES] = "rx_lent_bytes",
 	[XFAB_NF_RX_LEND_BACK] = "rx_lend_back",
 	[XFAB_NF_RX_LEND_SHORT] = "rx_lend_short",
+	[XFAB_NF_RX_REF_PACKETS] = "rx_ref_packets",
+	[XFAB_NF_RX_REF_BYTES] = "rx_ref_bytes",
+	[XFAB_NF_RX_DROP_REF] = "rx_drop_ref",
 };
 
 /* The names above, for xfab_stats_add_reasons() (from 0). */

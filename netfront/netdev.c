@@ -43,6 +43,16 @@ module_param_named(ptr, xfab_nf_ptr, bool, 0644);
 MODULE_PARM_DESC(ptr, "Send TX by machine frame to a backend that reads us through its window, in relaxed trust (default on; applies at connect)");
 
 /*
+ * In pointer mode, take packets from other members by reference and read
+ * them through our own window (xfab_window) instead of having the
+ * backend copy them into our pool. Off: for comparison, or to keep the
+ * backend's copy while a window is suspected.
+ */
+bool xfab_nf_ptr_rx = true;
+module_param_named(ptr_rx, xfab_nf_ptr_rx, bool, 0644);
+MODULE_PARM_DESC(ptr_rx, "In pointer mode, read packets from group members through our window (xfab_window loaded) rather than from the pool (default on; applies at connect)");
+
+/*
  * Use the pools an xfab backend maps once (feature-xfab-pool): publish
  * the TX bounce pool's list, and keep the RX pages granted, copying each
  * packet out of them. Off gives the stock per-packet grants, for

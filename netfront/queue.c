@@ -246,15 +246,19 @@ void xfab_nf_teardown(struct xfab_nf_info *info)
 
 	ASSERT_RTNL();
 	netif_carrier_off(info->netdev);
-	if (!info->queues)
-		return;
-	/* returns once no xmit runs; the stopped queues keep it so */
-	netif_tx_disable(info->netdev);
-	for (i = 0; i < info->num_queues; i++)
-		nf_queue_quiesce(&info->queues[i]);
-	for (i = 0; i < info->num_queues; i++)
-		nf_queue_free(&info->queues[i]);
-	kvfree(info->queues);
-	info->queues = NULL;
-	info->num_queues = 0;
+	if (info->queues) {
+		/* returns once no xmit runs; the stopped queues keep it so */
+		netif_tx_disable(info->netdev);
+		for (i = 0; i < info->num_queues; i++)
+			nf_queue_quiesce(&info->queues[i]);
+		for (i = 0; i < info->num_queues; i++)
+			nf_queue_free(&info->queues[i]);
+		kvfree(info->queues);
+		info->queues = NULL;
+		info->num_queues = 0;
+	}
+	/* NAPI, the only reader of the window, is stopped */
+	if (info->ptr_rx)
+		xfab_wnops_put(&info->wn);
+	info->ptr_rx = false;
 }

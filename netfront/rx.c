@@ -409,11 +409,49 @@ static int nf_rx_append(struct sk_buff *skb, const u8 *src, unsigned int len,
 	return 0;
 }
 
+/* The window a packet's references are read through, one peer at a time. */
+struct nf_rx_win {
+	struct xfab_wn *wn;
+	u16 peer;
+};
+
+/*
+ * Where data slot k's bytes are: in its pool page, or for a reference in
+ * our window's page over the peer's frame. NULL: no window over that
+ * peer, or a frame it does not map (a member that left, or a backend
+ * that lies); the packet is dropped.
+ */
+static const u8 *nf_rx_src(struct xfab_nf_queue *q, struct page **pages,
+			   unsigned int k, struct nf_rx_win *w)
+{
+	const struct xfab_rx_pkt *pkt = &q->rx_pkt;
+	const struct xen_netif_rx_response *r =
+		&q->rx_copy[pkt->data_slot[k]].rsp;
+	const struct xfab_wnops *o = &q->info->wn;
+	struct page *pg;
+
+	if (!(pkt->ref_mask & (1u << k)))
+		return page_address(pages[pkt->data_slot[k]]) + r->offset;
+	if (w->wn && w->peer != pkt->ref_peer[k]) {
+		o->put(w->wn);
+		w->wn = NULL;
+	}
+	if (!w->wn) {
+		w->peer = pkt->ref_peer[k];
+		w->wn = o->get(w->peer);
+		if (!w->wn)
+			return NULL;
+	}
+	pg = o->page(w->wn, pkt->ref_frame[k], r->offset, r->status);
+	return pg ? page_address(pg) + r->offset : NULL;
+}
+
 /*
  * Pool mode: copy the validated chain out of its pool pages, read once
- * each. A small packet goes whole into the linear area; a larger one
- * puts its first XFAB_NF_RX_PULL bytes there and the rest in pages of up
- * to 32 KiB, filled one after the other.
+ * each, and its references out of our window. A small packet goes whole
+ * into the linear area; a larger one puts its first XFAB_NF_RX_PULL
+ * bytes there and the rest in pages of up to 32 KiB, filled one after
+ * the other.
  */
 static void nf_rx_deliver_copy(struct xfab_nf_queue *q, struct page **pages)
 {
@@ -421,7 +459,9 @@ static void nf_rx_deliver_copy(struct xfab_nf_queue *q, struct page **pages)
 	unsigned int lin = pkt->len <= XFAB_NF_RX_COPYBREAK ? pkt->len :
 			   XFAB_NF_RX_PULL;
 	unsigned int k, left = pkt->len;
+	struct nf_rx_win w = { NULL, 0 };
 	struct sk_buff *skb;
+	u64 by_ref = 0;
 
 	BUILD_BUG_ON(DIV_ROUND_UP(XFAB_RX_MAX_LEN - XFAB_NF_RX_PULL,
 				  PAGE_SIZE) > MAX_SKB_FRAGS);
@@ -431,10 +471,16 @@ static void nf_rx_deliver_copy(struct xfab_nf_queue *q, struct page **pages)
 	for (k = 0; k < pkt->nr_data; k++) {
 		const struct xen_netif_rx_response *r =
 			&q->rx_copy[pkt->data_slot[k]].rsp;
-		const u8 *src = page_address(pages[pkt->data_slot[k]]) +
-				r->offset;
+		const u8 *src = nf_rx_src(q, pages, k, &w);
 		unsigned int n = r->status, c = min(n, lin - skb_headlen(skb));
 
+		if (!src) {
+			kfree_skb(skb);
+			xfab_nf_rx_add(q, XFAB_NF_RX_DROP_REF, 1);
+			goto out;
+		}
+		if (pkt->ref_mask & (1u << k))
+			by_ref += n;
 		/* skb_put() is for a linear skb only: not once frags began */
 		if (c)
 			skb_put_data(skb, src, c);
@@ -444,11 +490,18 @@ static void nf_rx_deliver_copy(struct xfab_nf_queue *q, struct page **pages)
 		}
 		left -= n;
 	}
-	xfab_nf_rx_add(q, XFAB_NF_RX_POOL_BYTES, pkt->len);
+	xfab_nf_rx_add(q, XFAB_NF_RX_POOL_BYTES, pkt->len - by_ref);
+	if (pkt->ref_mask) {
+		xfab_nf_rx_add(q, XFAB_NF_RX_REF_PACKETS, 1);
+		xfab_nf_rx_add(q, XFAB_NF_RX_REF_BYTES, by_ref);
+	}
 	nf_rx_up(q, skb);
-	return;
+	goto out;
 nomem:
 	xfab_nf_rx_add(q, XFAB_NF_RX_DROP_NOMEM, 1);
+out:
+	if (w.wn)
+		q->info->wn.put(w.wn);
 }
 
 /* A lent page is back when only our reference is left. */
@@ -552,8 +605,12 @@ static void nf_rx_consume(struct xfab_nf_queue *q, int verdict)
 	if (verdict != XFAB_RX_OK) {
 		xfab_nf_rx_err(q, verdict);
 	} else if (q->rx_pool) {
-		/* lent, or copied out before the pages go back to the backend */
-		if (!nf_rx_deliver_lent(q, pages, refs))
+		/*
+		 * Lent, or copied out before the pages go back to the backend
+		 * (references too: the backend holds the sender's pages until
+		 * we post these slots again).
+		 */
+		if (q->rx_pkt.ref_mask || !nf_rx_deliver_lent(q, pages, refs))
 			nf_rx_deliver_copy(q, pages);
 	} else {
 		for (i = 0; i < pkt->nr_data; i++)
@@ -581,7 +638,8 @@ static int nf_rx_work(struct xfab_nf_queue *q, int budget)
 		if (nf_rx_fetch(q) <= 0)
 			break;
 		verdict = xfab_rx_check(q->rx_copy, q->rx_copied, q->rx.rsp_cons,
-					XFAB_NF_RX_RING_SIZE, false, &q->rx_pkt);
+					XFAB_NF_RX_RING_SIZE, q->info->ptr_rx,
+					&q->rx_pkt);
 		if (verdict == XFAB_RX_INCOMPLETE)
 			break;	/* the rest is on its way */
 		if (xfab_rx_err_fatal(verdict)) {

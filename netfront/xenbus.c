@@ -199,6 +199,8 @@ static int nf_keys(struct xenbus_transaction xbt, void *arg)
 	err = nf_write_queues(xbt, info) ?:
 	      xenbus_printf(xbt, info->xbdev->nodename, "xfab-ptr", "%u",
 			    info->ptr ? 1 : 0) ?:
+	      xenbus_printf(xbt, info->xbdev->nodename, "xfab-ptr-rx", "%u",
+			    info->ptr_rx ? 1 : 0) ?:
 	      xfab_xs_driver(xbt, info->xbdev->nodename);
 	for (i = 0; !err && i < ARRAY_SIZE(nf_front_features); i++)
 		err = xenbus_write(xbt, info->xbdev->nodename,
@@ -316,6 +318,8 @@ static const char *nf_rx_mode(const struct xfab_nf_info *info)
 {
 	if (!info->pools)
 		return "a fresh page per packet";
+	if (info->ptr_rx)
+		return "copied out of a pool, or from members through our window";
 	return info->rx_lend ? "a pool, its pages lent to the stack" :
 			       "copied out of a pool";
 }
@@ -346,6 +350,12 @@ static int nf_connect(struct xfab_nf_info *info)
 	/* one pool page per ring slot: the backend must take that many */
 	info->pools = xfab_nf_pools && be.pool_max >= XFAB_NF_TX_RING_SIZE &&
 		      be.pool_max >= XFAB_NF_RX_RING_SIZE;
+	/*
+	 * References on RX: the headers still come in the pool, and the
+	 * rest is read through xfab_window, held from here to teardown.
+	 */
+	info->ptr_rx = info->ptr && info->pools && READ_ONCE(xfab_nf_ptr_rx) &&
+		       xfab_wnops_get(&info->wn);
 	/*
 	 * Lent pages stay writable to the backend while our stack reads
 	 * them (ESP may even decrypt in place): only when the toolstack
