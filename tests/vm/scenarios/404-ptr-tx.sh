@@ -20,7 +20,15 @@
 #     d1 is answered (its queues have none in flight, xfab_netfront's
 #     debugfs) and a second stream of 4 MiB goes through.
 #   - d1 -> d2 through dom0's bridge, 32 MiB, sha256 at both ends: at
-#     least 30 MiB of it sent by pointer.
+#     least 30 MiB of it sent by pointer, and passed on to d2 by
+#     reference (RX pointer mode): d2 loads xfab_window at boot, so its
+#     frontend answers xfab-ptr-rx=1 (d1, without the module, 0), and
+#     once d2's window maps d1, dom0 puts d1's frames in d2's RX slots
+#     instead of copying: at least 28 MiB by reference (d2's vif
+#     rxr_ref_bytes, d2's rx_ref_bytes), under 4 MiB copied into d2's
+#     pool by dom0 (rxr_pool_bytes: headers only), no reference d2
+#     could not read (rx_drop_ref), the references taken back
+#     (rxr_ref_taken) and every TX slot of d1 answered.
 #   - LRO of packets sent by reference: d1 with TSO and GSO off sends
 #     16 MiB to dom0, at least 15 MiB of it by pointer, merged by
 #     dom0's LRO (some merged packets, 4 or more segments each), then
@@ -70,7 +78,8 @@
 #   scenario and unloaded at its end; bridge xenbr0 10.0.0.1/24; the
 #   balloon may hotplug unpopulated memory, so dom0's windows cost
 #   struct pages, not its RAM) <-> d1 (xfab_netfront, 10.0.0.2/24,
-#   2 vCPUs) and d2 (xfab_netfront, 10.0.0.3/24, 1 vCPU), group "ptr"
+#   2 vCPUs) and d2 (xfab_window and xfab_netfront, its balloon
+#   allowed to hotplug, 10.0.0.3/24, 1 vCPU), group "ptr"
 #   from an appliance file (`trust dN vif/0 relaxed` each), then d3
 #   (xfab_netfront, 10.0.0.4/24, 1 vCPU, no group, trust relaxed while
 #   paused); 512 MiB each, three at most at once.
@@ -87,7 +96,7 @@ BE_KEYS="txr_ptr_packets txr_ptr_bytes txr_ptr_late_done txr_ptr_stack_copied
 	txr_ptr_fallback txr_ptr_aged txr_ptr_no_window txr_ptr_bad_span txr_drop_ptr_refused
 	txr_copy_ops txr_pool_bytes txr_packets"
 FE_KEYS="tx_ptr_slots tx_ptr_bytes tx_grants tx_bounced"
-declare -A ctr b0 b1 f0 f1 nr
+declare -A ctr b0 b1 f0 f1 nr r0 r1
 
 # dom0's windows cost struct pages, not its RAM (restored at the end);
 # xfab_window goes in before xfab_netback (which uses it) and out after
@@ -160,7 +169,7 @@ A=$W/ptr
 mkdir -p "$A"
 domu_cfg "$A/d1.cfg" xfab_netfront 10.0.0.2/24 "" "vcpus = 2" \
 	"vif = [ 'mac=00:16:3e:00:00:02,bridge=xenbr0' ]"
-domu_cfg "$A/d2.cfg" xfab_netfront 10.0.0.3/24 "" "vcpus = 1" \
+domu_cfg "$A/d2.cfg" xfab_window,xfab_netfront 10.0.0.3/24 "" "vcpus = 1" \
 	"vif = [ 'mac=00:16:3e:00:00:03,bridge=xenbr0' ]"
 cat >"$A/ptr.appliance" <<EOF
 # scenario 404's appliance
@@ -189,6 +198,15 @@ for pair in "d1 $d1" "d2 $d2"; do
 	log "$1: feature-xfab-ptr, xfab-ptr: $(net_ptr_keys "$2"); dom0: $(grep "^peer $2 " $D/windows)"
 done
 xs_features "$d1"
+# RX by reference: d2 loaded xfab_window at boot (its init lets the
+# balloon hotplug first, so that its window over d1 costs struct pages,
+# not its RAM), so its frontend asks for references; d1 has no window
+d2_window() { domu_exec d2 30 "grep '^peer $d1 ' $D/windows" 2>/dev/null | grep -q mapped; }
+wait_for 90 d2_window ||
+	fail "d2 (xfab_window loaded at boot) maps no window over member d1 after 90 s: $(domu_exec d2 30 "cat $D/stats $D/windows" 2>&1 | tr '\n' ' ')"
+rx_keys="$(xenstore-read "/local/domain/$d1/device/vif/0/xfab-ptr-rx" 2>/dev/null) $(xenstore-read "/local/domain/$d2/device/vif/0/xfab-ptr-rx" 2>/dev/null)"
+[ "$rx_keys" = "0 1" ] ||
+	fail "xfab-ptr-rx of d1 and d2: '$rx_keys', want '0 1' (only d2 has xfab_window loaded)"
 must ping -c 3 -i 0.2 -W 5 10.0.0.2 >/dev/null
 must ping -c 3 -i 0.2 -W 5 10.0.0.3 >/dev/null
 
@@ -232,17 +250,45 @@ xfer_domu_to_dom0 d1 4M 42 ptr_d1_to_dom0_again_mbit
 log "d1 -> dom0: $fe_ptr bytes sent by pointer, $copies grant copies, $grants grants, $late late answers"
 p1_ptr=$fe_ptr p1_copies=$copies
 
-# ---- 2. d1 -> d2 through dom0's bridge, 32 MiB ----
+# ---- 2. d1 -> d2 through dom0's bridge, 32 MiB: by reference ----
+# d1 names its frames to dom0, dom0 names them to d2, and d2 reads them
+# through its own window: dom0 copies only the headers into d2's pool
 fe_read d1 f0
+ref_keys="rxr_ref_packets rxr_ref_bytes rxr_ref_taken rxr_ref_over rxr_pool_bytes"
+pick_counters "$(ethtool -S "vif$d2.0")" "$ref_keys" r0 "dom0's vif$d2.0"
+g0=$(domu_must d2 30 "ethtool -S eth0 | grep -E '^ *rx_(ref_bytes|drop_ref):'") || exit $?
 xfer_domu_to_domu d1 d2 10.0.0.3 32M 43 ptr_d1_to_d2_mbit
 fe_read d1 f1
+pick_counters "$(ethtool -S "vif$d2.0")" "$ref_keys" r1 "dom0's vif$d2.0"
+g1=$(domu_must d2 30 "ethtool -S eth0 | grep -E '^ *rx_(ref_bytes|drop_ref):'") || exit $?
 fe_ptr=$(delta f0 f1 tx_ptr_bytes)
 figure d1_to_d2.tx_ptr_bytes "$fe_ptr"
 figure d1_to_d2.tx_grants "$(delta f0 f1 tx_grants)"
+for k in $ref_keys; do
+	figure "d1_to_d2.$k" "$(delta r0 r1 $k)"
+done
+# d2_ctr TEXT KEY: counter KEY in d2's ethtool -S lines TEXT
+d2_ctr() { echo "$1" | awk -v k="$2:" '$1 == k { print $2 }'; }
+d2_ref=$(($(d2_ctr "$g1" rx_ref_bytes) - $(d2_ctr "$g0" rx_ref_bytes)))
+d2_drop=$(($(d2_ctr "$g1" rx_drop_ref) - $(d2_ctr "$g0" rx_drop_ref)))
+figure d1_to_d2.d2_rx_ref_bytes "$d2_ref"
+figure d1_to_d2.d2_rx_drop_ref "$d2_drop"
 [ "$fe_ptr" -ge $((30 << 20)) ] ||
 	fail "d1 -> d2, 32 MiB: d1 sent $fe_ptr bytes by pointer (tx_ptr_bytes), want at least 30 MiB"
+[ "$(delta r0 r1 rxr_ref_bytes)" -ge $((28 << 20)) ] ||
+	fail "d1 -> d2, 32 MiB: dom0 passed $(delta r0 r1 rxr_ref_bytes) bytes to d2 by reference (vif$d2.0 rxr_ref_bytes), want at least 28 MiB (rxr_ref_over grew by $(delta r0 r1 rxr_ref_over))"
+[ "$(delta r0 r1 rxr_pool_bytes)" -lt $((4 << 20)) ] ||
+	fail "d1 -> d2, 32 MiB: dom0 copied $(delta r0 r1 rxr_pool_bytes) bytes into d2's pool (rxr_pool_bytes), want under 4 MiB (the headers only)"
+[ "$d2_ref" -ge $((28 << 20)) ] && [ "$d2_drop" = 0 ] ||
+	fail "d1 -> d2, 32 MiB: d2 read $d2_ref bytes through its window (rx_ref_bytes, want at least 28 MiB) and dropped $d2_drop references it could not read (rx_drop_ref, want 0)"
+[ "$(delta r0 r1 rxr_ref_taken)" -gt 0 ] ||
+	fail "d1 -> d2: d2 took back none of the packets passed by reference (rxr_ref_taken grew by 0)"
+out=$(tx_settled d1) ||
+	fail "d1 still has TX slots unanswered 15 s after its stream to d2 by reference: $(echo "$out" | tr '\n' ' ')"
 no_refusals "$d1" "after d1 -> d2"
 no_refusals "$d2" "after d1 -> d2 (d2's ACKs)"
+p2_ref=$(delta r0 r1 rxr_ref_bytes) p2_pool=$(delta r0 r1 rxr_pool_bytes)
+log "d1 -> d2: $p2_ref bytes by reference, $p2_pool copied by dom0, d2 read $d2_ref"
 
 # ---- LRO of packets sent by reference: d1 without TSO ----
 # Each TCP segment is a packet of its own; dom0 merges a poll's segments
@@ -454,4 +500,4 @@ mapped=$(echo "$wstats" | awk '$1 == "frames_mapped" { print $2 }')
 unmapped=$(echo "$wstats" | awk '$1 == "frames_unmapped" { print $2 }')
 [ "${mapped:-0}" -gt 0 ] && [ "$mapped" = "$unmapped" ] ||
 	fail "dom0's xfab_window mapped $mapped frames over its windows' lives and unmapped $unmapped"
-pass "members d1, d2 in pointer mode: 64 MiB d1 -> dom0 ($p1_ptr bytes by pointer, $p1_copies grant copies, answered late), 32 MiB d1 -> d2, 16 MiB dom0 -> d1, all intact; d2 left its group mid-stream, intact; hostile member h1's foreign, unknown and unasked pointer slots refused and counted; d3 (no group) not in pointer mode; d1 destroyed mid-stream: nothing held, both modules unload"
+pass "members d1, d2 in pointer mode: 64 MiB d1 -> dom0 ($p1_ptr bytes by pointer, $p1_copies grant copies, answered late), 32 MiB d1 -> d2 ($p2_ref bytes to d2 by reference, $p2_pool copied by dom0), 16 MiB dom0 -> d1, all intact; d2 left its group mid-stream, intact; hostile member h1's foreign, unknown and unasked pointer slots refused and counted; d3 (no group) not in pointer mode; d1 destroyed mid-stream: nothing held, both modules unload"
