@@ -38,7 +38,7 @@ udp_chain() {
 bench_chain_set() {
 	local set=$1 rep=$2 T=$BENCH_SECS s
 	net_use_backend "$(bench_backend "$set")"
-	chain_boot "$(bench_frontend "$set")" "$(bench_net_kargs "$set")" "$(bench_net_hook "$set")"
+	chain_boot "$(bench_mods "$set")" "$(bench_net_kargs "$set")" "$(bench_net_hook "$set")"
 	for s in a b c; do
 		bench_net_ready "$set" "$s"
 	done

@@ -82,9 +82,9 @@ bench_nfs_set() {
 	net_use_backend "$(bench_backend "$set")"
 	blk_use_backend "$(bench_blk_backend "$set")"
 	blk_make_disks
-	domu_start s --mods "$(bench_frontend "$set"),$bfe" --ip "$NFS_SERVER/24" \
+	domu_start s --mods "$(bench_mods "$set"),$bfe" --ip "$NFS_SERVER/24" \
 		--disk 'phy:/dev/ram0,xvdb,w' --kargs "$kargs" ${hook:+--paused-hook $hook}
-	domu_start c --mods "$(bench_frontend "$set")" --ip "$NFS_CLIENT/24" \
+	domu_start c --mods "$(bench_mods "$set")" --ip "$NFS_CLIENT/24" \
 		--mac 00:16:3e:00:00:03 --kargs "$(bench_net_kargs "$set")" \
 		${chook:+--paused-hook $chook}
 	bench_net_ready "$set" s

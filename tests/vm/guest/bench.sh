@@ -161,6 +161,15 @@ bench_ptr_hook() {
 	bench_relax_hook "$1" && xfabctl group add bench "$1" >/dev/null
 }
 
+# bench_mods SET: the modules a domU of SET boots with: its frontend, and
+# for xfabptr xfab_window first (the guest reads other members' packets
+# through it; its init lets the balloon hotplug before it loads).
+bench_mods() {
+	local fe
+	fe=$(bench_frontend "$1")
+	[ "$1" = xfabptr ] && echo "xfab_window,$fe" || echo "$fe"
+}
+
 # bench_ptr_prepare: the patched Xen, and dom0 ready for xfabptr's vifs
 # (net_ptr_dom0), before they are probed. It stays so for the rest of
 # the run: with no group member to read, xfab_window maps nothing and
@@ -214,6 +223,13 @@ bench_net_attach() {
 		fail "$set: no vif of $name in dom0 30 s after network-attach"
 	if [ -n "$hook" ]; then
 		"$hook" "$id" || fail "$set: $hook failed for $name (domid $id)"
+	fi
+	# xfabptr: its window first (bench_mods), once per domU
+	if [ "$set" = xfabptr ]; then
+		domu_must "$name" 10 "echo 1 >/proc/sys/xen/balloon/hotplug_unpopulated" >/dev/null ||
+			exit $?
+		domu_exec "$name" 10 "grep -q '^xfab_window ' /proc/modules" >/dev/null ||
+			domu_load "$name" xfab_window
 	fi
 	domu_load "$name" "${fe//-/_}" $(bench_mod_params "$fe" $(bench_net_kargs "$set"))
 	domu_ip_up "$name" "$4"
@@ -275,6 +291,8 @@ bench_net_ready() {
 				fail "xfabptr: $s's $n did not take pointer mode (feature-xfab-ptr, xfab-ptr: $(net_ptr_keys "$id" "${v##*.}"))"
 			wait_for 30 net_wn_maps "$id" ||
 				fail "xfabptr: dom0 holds no window over $s (domid $id)"
+			wait_for 60 net_ptr_rx_ready "$s" "$id" "${v##*.}" ||
+				fail "xfabptr: $s's $n takes no RX by reference, or its window does not map every member yet (xfab-ptr-rx: $(xenstore-read "/local/domain/$id/device/vif/${v##*.}/xfab-ptr-rx" 2>&1); members: $(xenstore-read "/local/domain/$id/xfab/members" 2>&1))"
 		fi
 		if [ "$set" = xfablend ]; then
 			domu_must "$s" 10 "grep -h '^rx: pool pages off the ring' /sys/kernel/debug/xfab_netfront/$n/q*" |

@@ -737,3 +737,16 @@ net_ptr_keys() {
 net_ptr_on() { [ "$(net_ptr_keys "$@")" = "1 1" ]; }
 # net_wn_maps DOMID: dom0's xfab_window holds a window over the domain
 net_wn_maps() { grep -q "^peer $1 " $NET_WN/windows; }
+# net_ptr_rx_ready NAME DOMID [DEVID]: the guest's frontend takes RX by
+# reference (xfab-ptr-rx=1) and its own window maps every other member
+# its group record lists (pointer mode on RX, docs/net.md)
+net_ptr_rx_ready() {
+	local m maps
+	[ "$(xenstore-read "/local/domain/$2/device/vif/${3:-0}/xfab-ptr-rx" 2>/dev/null)" = 1 ] ||
+		return 1
+	maps=$(domu_exec "$1" 30 "cat $NET_WN/windows" 2>/dev/null) || return 1
+	for m in $(xenstore-read "/local/domain/$2/xfab/members" 2>/dev/null); do
+		[ "$m" = "$2" ] && continue
+		echo "$maps" | grep "^peer $m " | grep -q mapped || return 1
+	done
+}
