@@ -49,14 +49,17 @@ COSTS = [("irq_dom0", "dom0 interrupts / 1000 pkts", 1000),
 TICKS = ["usr", "sys", "irq", "idle", "steal"]
 # Cost per GB a throughput run moved (Mbit/s times netperf's own seconds):
 # what a byte costs, whatever the packet sizes of each pair; with the
-# bytes xfab_netback copied with memcpy (pool mode, or out of a window)
-# and passed up by pointer (docs/pointer-mode.md) per byte moved, on
-# every vif of the path (the receiving guest's too, between guests).
+# bytes xfab_netback copied with memcpy (pool mode, or out of a window),
+# passed up by pointer (docs/pointer-mode.md) and passed on by reference
+# to a receiving member (which copies them once, out of its own window)
+# per byte moved, on every vif of the path (the receiving guest's too,
+# between guests).
 NET_GB_COSTS = [("cpu", "CPU s / GB (dom0 + domU)", 1),
                 ("cpu_dom0", "CPU s / GB (dom0)", 1),
                 ("cpu_domu", "CPU s / GB (domU)", 1),
                 ("copy_bytes", "bytes memcpy'd by the backend / byte", 1e-9),
-                ("ptr_bytes", "bytes by pointer / byte", 1e-9)]
+                ("ptr_bytes", "bytes by pointer / byte", 1e-9),
+                ("ref_bytes", "bytes passed on by reference / byte", 1e-9)]
 # Cost per block request (requests counted in the domU's diskstats).
 BLK_COSTS = [("map_calls", "grant map hypercalls / request (backend)", 1),
              ("unmap_calls", "grant unmap hypercalls / request (backend)", 1),

@@ -365,7 +365,8 @@ cost_snap() {
 			/_(txr|rxr)_kicks(_late)?:/ { k += $2 }
 			/_(txr|rxr)_pool_bytes:/ { m += $2 }
 			/_txr_ptr_bytes:/ { p += $2 }
-			END { if (x) print o, c, k, m, p; else print "- - - - -" }')"
+			/_rxr_ref_bytes:/ { r += $2 }
+			END { if (x) print o, c, k, m, p + 0, r + 0; else print "- - - - - -" }')"
 }
 
 # Record the differences between two lines of values named by $4 (a
@@ -424,7 +425,7 @@ bench_measure() {
 	fi
 	prof_end "$set" "$rep" "$wl" "$out"
 	b=$(cost_snap "$id" ${MEASURE_ALSO:-})
-	cost_rec "$set" "$rep" "$wl" "irq_dom0 pkts gnt_copy_ops gnt_copy_calls be_kicks copy_bytes ptr_bytes $(stat_names dom0)" "$a $s0" "$b $s1"
+	cost_rec "$set" "$rep" "$wl" "irq_dom0 pkts gnt_copy_ops gnt_copy_calls be_kicks copy_bytes ptr_bytes ref_bytes $(stat_names dom0)" "$a $s0" "$b $s1"
 	cost_rec "$set" "$rep" "$wl" "irq_domu fe_kicks $(stat_names domu)" \
 		"$(for k in @irqs @fekicks @stat; do domu_vals "$out" $k 1; done | tr '\n' ' ')" \
 		"$(for k in @irqs @fekicks @stat; do domu_vals "$out" $k '$'; done | tr '\n' ' ')"
