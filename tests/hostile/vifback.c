@@ -17,10 +17,18 @@
  *             for an extra-info slot: a data slot answered so leaves its
  *             id (and an in-place grant and skb) with the frontend for
  *             as long as it believes it.
+ *   rx_ref    TX as tx_peek, and at connect one RX packet whose second
+ *             slot is a pointer-mode reference (XFAB_NETRXF_REF and its
+ *             frame slot, naming frame 1 of dom0) to a frontend that
+ *             never asked for references: a frontend that read it would
+ *             copy a frame through a window it does not have, or treat
+ *             an unknown flag as data. For this case alone the RX ring
+ *             is mapped.
  *
  * The report comes when the frontend closes: run, case, slots, nulls
  * (RSP_NULL answers), peeked (frames read), mark_slots (frames with
- * the marker outside the slot), mark_hits, copy_errors.
+ * the marker outside the slot), mark_hits, copy_errors, rx_sent (RX
+ * packets written).
  */
 #include <linux/module.h>
 #include <linux/kthread.h>
@@ -32,14 +40,15 @@
 #include <xen/events.h>
 #include <xen/page.h>
 #include <xen/interface/io/netif.h>
+#include "xfab_netif_rx.h"
 #include "hostile.h"
 
 /* What tests/vm/helpers/xfab-spray puts in its loopback datagrams. */
 #define HV_MARK "XFAB-HOSTILE-SECRET"
 #define HV_MARK_LEN (sizeof(HV_MARK) - 1)
 
-enum { HV_TX_PEEK, HV_TX_NULL };
-static const char *const hv_cases[] = { "tx_peek", "tx_null" };
+enum { HV_TX_PEEK, HV_TX_NULL, HV_RX_REF };
+static const char *const hv_cases[] = { "tx_peek", "tx_null", "rx_ref" };
 
 struct hs_vback {
 	struct xenbus_device *xdev;
@@ -47,11 +56,13 @@ struct hs_vback {
 	unsigned int kase;
 	struct xen_netif_tx_back_ring tx;
 	struct hs_bring br;		/* the TX ring, its channel, our thread */
+	struct hs_bring rx_br;		/* rx_ref: the RX ring, mapped only */
+	struct xen_netif_rx_back_ring rx;
 	struct page *scratch;		/* where a granted frame is copied */
 	bool connected;
 	bool extra_next;		/* the next TX slot is an extra-info one */
 	/* results */
-	u64 slots, nulls, peeked, mark_slots, mark_hits, copy_errors;
+	u64 slots, nulls, peeked, mark_slots, mark_hits, copy_errors, rx_sent;
 };
 
 /* Marker copies in frame p that lie outside [from, to). */
@@ -143,16 +154,71 @@ static void hv_take(struct hs_bring *br)
 	} while (more && !kthread_should_stop());
 }
 
+/*
+ * rx_ref: one packet on the RX ring, in the first three posted buffers:
+ * 60 bytes of headers (the buffer as it is), then 100 bytes said to be
+ * in frame 1 of domain 0, flagged as a reference, and its frame slot.
+ */
+static void hv_rx_ref(struct hs_vback *b)
+{
+	struct xen_netif_rx_response *rsp;
+	struct xen_netif_rx_request req;
+	RING_IDX i;
+	int notify;
+
+	if (READ_ONCE(b->rx.sring->req_prod) - b->rx.req_cons < 3)
+		return;		/* rx_sent=0: the scenario says so */
+	virt_rmb();	/* the index before the requests it covers */
+	for (i = 0; i < 2; i++) {
+		memcpy(&req, RING_GET_REQUEST(&b->rx, b->rx.req_cons + i),
+		       sizeof(req));
+		rsp = RING_GET_RESPONSE(&b->rx, b->rx.rsp_prod_pvt + i);
+		rsp->id = req.id;
+		rsp->offset = 0;
+		rsp->flags = i ? XFAB_NETRXF_REF : XEN_NETRXF_more_data;
+		rsp->status = i ? 100 : 60;
+	}
+	xfab_rx_ref_pack((struct xen_netif_extra_info *)
+			 RING_GET_RESPONSE(&b->rx, b->rx.rsp_prod_pvt + 2), 0, 1);
+	b->rx.req_cons += 3;
+	b->rx.rsp_prod_pvt += 3;
+	RING_PUSH_RESPONSES_AND_CHECK_NOTIFY(&b->rx, notify);
+	if (notify)
+		notify_remote_via_irq(b->br.irq);
+	b->rx_sent++;
+}
+
 /* Undo any prefix of hv_connect(); may run twice. */
 static void hv_disconnect(struct hs_vback *b)
 {
 	hs_bring_stop(&b->br);
+	hs_bring_stop(&b->rx_br);
 	if (b->connected)
-		hs_report("run=%u case=%s slots=%llu nulls=%llu peeked=%llu mark_slots=%llu mark_hits=%llu copy_errors=%llu",
+		hs_report("run=%u case=%s slots=%llu nulls=%llu peeked=%llu mark_slots=%llu mark_hits=%llu copy_errors=%llu rx_sent=%llu",
 			  b->run, hv_cases[b->kase], b->slots, b->nulls,
 			  b->peeked, b->mark_slots, b->mark_hits,
-			  b->copy_errors);
+			  b->copy_errors, b->rx_sent);
 	b->connected = false;
+}
+
+/* rx_ref: the RX ring too (the others never touch it). */
+static int hv_map_rx(struct hs_vback *b)
+{
+	unsigned int ref;
+	int err;
+
+	if (b->kase != HV_RX_REF)
+		return 0;
+	if (xenbus_scanf(XBT_NIL, b->xdev->otherend, "rx-ring-ref", "%u",
+			 &ref) != 1)
+		return -EINVAL;
+	b->rx_br.xdev = b->xdev;
+	err = hs_bring_map(&b->rx_br, ref);
+	if (err)
+		return err;
+	BACK_RING_INIT(&b->rx, (struct xen_netif_rx_sring *)b->rx_br.addr,
+		       XEN_PAGE_SIZE);
+	return 0;
 }
 
 /* One queue, flat keys: all we offered. */
@@ -168,7 +234,7 @@ static int hv_connect(struct hs_vback *b)
 		return -EINVAL;
 	b->br.xdev = xdev;
 	b->br.take = hv_take;
-	err = hs_bring_map(&b->br, ref);
+	err = hs_bring_map(&b->br, ref) ?: hv_map_rx(b);
 	if (err)
 		return err;
 	BACK_RING_INIT(&b->tx, (struct xen_netif_tx_sring *)b->br.addr,
@@ -178,6 +244,8 @@ static int hv_connect(struct hs_vback *b)
 		return err;
 	b->connected = true;
 	b->run = hs_next_run();
+	if (b->kase == HV_RX_REF)
+		hv_rx_ref(b);
 	return 0;
 }
 

@@ -41,6 +41,11 @@
 #   tx_null: every TX slot is answered RSP_NULL (the answer for an
 #     extra-info slot): xfab_netfront must disable the vif (carrier off,
 #     tx_fatal_null) rather than keep those ids, grants and skbs.
+#   rx_ref: at connect the backend writes one RX packet whose second
+#     slot is a pointer-mode reference (flag bit 15 and a frame slot
+#     naming dom0's frame 1) to a frontend that never asked for
+#     references (xfab-ptr-rx): xfab_netfront must disable the vif
+#     (carrier off, rx_fatal_bad_ref) rather than read it.
 #   The xfab frontends must pass all; the stock ones are recorded
 #   (xen-netfront grants skb pages in place when the toolstack's trusted
 #   key is 1, xl's default, and skips RSP_NULL). The domU runs with
@@ -138,6 +143,9 @@ hostile_netback() {
 	tx_null) out=$(domu_must g1 60 "xfab-spray eth0 32 200 0; sleep 2
 		echo carrier=\$(cat /sys/class/net/eth0/carrier 2>/dev/null || echo 0)
 		ethtool -S eth0 2>/dev/null | awk '\$1 == \"tx_fatal_null:\" { print \"tx_fatal_null=\" \$2 }'") || exit $? ;;
+	rx_ref) out=$(domu_must g1 60 "sleep 2
+		echo carrier=\$(cat /sys/class/net/eth0/carrier 2>/dev/null || echo 0)
+		ethtool -S eth0 2>/dev/null | awk '\$1 == \"rx_fatal_bad_ref:\" { print \"rx_fatal_bad_ref=\" \$2 }'") || exit $? ;;
 	esac
 	log "$fe $c guest: $(echo $out)"
 	GV=()
@@ -146,7 +154,9 @@ hostile_netback() {
 	timeout 90 xl network-detach g1 "$devid" >/dev/null 2>&1 ||
 		fail "$fe $c: network-detach did not finish"
 	hostile_back_report $fe $c "$rep0"
-	[ "${HS[slots]:-0}" -gt 0 ] || fail "$fe $c: the hostile backend saw no TX slots ($(cat $HS_REPORT))"
+	# rx_ref disables the vif before the guest sends anything
+	[ "$c" = rx_ref ] || [ "${HS[slots]:-0}" -gt 0 ] ||
+		fail "$fe $c: the hostile backend saw no TX slots ($(cat $HS_REPORT))"
 }
 
 # hostile_netback_judge CASE: "ok ..." or "bad ..." from HS and GV.
@@ -159,6 +169,11 @@ hostile_netback_judge() {
 	tx_null)
 		[ "${GV[carrier]}" = 0 ] && echo "ok vif disabled (tx_fatal_null=${GV[tx_fatal_null]:-none}) after ${HS[nulls]} RSP_NULL answers" ||
 			echo "bad vif still up after ${HS[nulls]} RSP_NULL answers: their ids, grants and skbs held" ;;
+	rx_ref)
+		[ "${HS[rx_sent]:-0}" -gt 0 ] || { echo "bad the backend found no 3 RX buffers posted to answer"; return; }
+		[ "${GV[carrier]}" = 0 ] && [ "${GV[rx_fatal_bad_ref]:-0}" -ge 1 ] &&
+			echo "ok vif disabled on a reference it never asked for (rx_fatal_bad_ref=${GV[rx_fatal_bad_ref]})" ||
+			echo "bad a reference it never asked for left the vif up (carrier ${GV[carrier]}, rx_fatal_bad_ref=${GV[rx_fatal_bad_ref]:-none})" ;;
 	esac
 }
 
@@ -203,6 +218,7 @@ for pair in $PAIRS; do
 	[ $bfe = xfab_blkfront ] && hostile_back_case $bfe ro_keep
 	hostile_netback_case $nfe tx_peek
 	hostile_netback_case $nfe tx_null
+	hostile_netback_case $nfe rx_ref
 	g1_gone
 	[ -n "$HOSTILE_FULL" ] || continue
 	# a page freed is zeroed at once: what ring_keep watches for
@@ -213,6 +229,6 @@ done
 must rmmod xfab_hostile
 hostile_backend_done
 hostile_table xen-blkfront xfab_blkfront stale_read ro_keep $(hostile_cases ring_keep "")
-hostile_table xen-netfront xfab_netfront tx_peek tx_null
+hostile_table xen-netfront xfab_netfront tx_peek tx_null rx_ref
 [ -z "$bad" ] || fail "xfab frontends:$bad"
-pass "hostile backends: xfab_blkfront showed the backend no old data ($(hostile_cases "stale_read, ring_keep" stale_read)) and kept no more grants than its bound while they were mapped; xfab_netfront showed it only what it sent and disabled the vif on RSP_NULL data answers; stock: ${TABLE[xen-blkfront.stale_read]:-not run}, ${TABLE[xen-netfront.tx_peek]:-not run}"
+pass "hostile backends: xfab_blkfront showed the backend no old data ($(hostile_cases "stale_read, ring_keep" stale_read)) and kept no more grants than its bound while they were mapped; xfab_netfront showed it only what it sent and disabled the vif on RSP_NULL data answers and on a reference it never asked for; stock: ${TABLE[xen-blkfront.stale_read]:-not run}, ${TABLE[xen-netfront.tx_peek]:-not run}"
