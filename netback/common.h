@@ -214,6 +214,7 @@ struct xfab_nb_txp {
  */
 struct xfab_nb_rxref {
 	bool on;
+	bool over;			/* refused: ptr_rx_kb already held */
 	u16 peer;
 	u32 frame[XFAB_NB_RX_REF_DATA - 1];	/* per frag */
 };
@@ -321,7 +322,6 @@ struct xfab_nb_queue {
 	/* sent by reference: kept until taken, no matter how long */
 	struct sk_buff_head rx_refs;
 	unsigned int rx_ref_bytes;	/* their skb->len, under rx_refs.lock */
-	struct xfab_nb_rxref rx_ref;	/* the next packet's, while it is taken */
 	/* notifications spaced kick_ns apart (ethtool -C tx-usecs) */
 	struct hrtimer rx_kick_timer;	/* sends one that was held back */
 	u64 rx_kick_ns;			/* when the guest was last notified */

@@ -58,10 +58,11 @@ static bool rx_skb_ok(const struct sk_buff *skb)
  * references and has an RX pool (its headers are copied there), while
  * dom0's windows see both in one group, so that the guest's own window
  * covers the peer. And only while the guest holds less than ptr_rx_kb:
- * the sender's slots wait for it. Fills r; r->on says yes.
+ * the sender's slots wait for it (r->over: refused for that). Fills r;
+ * r->on says yes.
  */
 static void rx_ref_plan(struct xfab_nb_queue *q, struct sk_buff *skb,
-			struct xfab_nb_rxref *r, bool *over)
+			struct xfab_nb_rxref *r)
 {
 	const struct skb_shared_info *sh = skb_shinfo(skb);
 	const struct xfab_wnops *o;
@@ -71,6 +72,7 @@ static void rx_ref_plan(struct xfab_nb_queue *q, struct sk_buff *skb,
 	u16 peer;
 
 	r->on = false;
+	r->over = false;
 	if (!q->vif->ptr_rx || !q->ptr || !q->rx_pool.n ||
 	    !xfab_nb_ptr_skb(skb) || skb_has_frag_list(skb) || !sh->nr_frags ||
 	    sh->nr_frags >= XFAB_NB_RX_REF_DATA ||
@@ -78,7 +80,7 @@ static void rx_ref_plan(struct xfab_nb_queue *q, struct sk_buff *skb,
 		return;
 	if (READ_ONCE(q->rx_ref_bytes) + skb->len >
 	    READ_ONCE(xfab_nb_ptr_rx_kb) * 1024ULL) {
-		*over = true;
+		r->over = true;
 		return;
 	}
 	o = xfab_nb_ptr_wnops(q);
@@ -108,16 +110,17 @@ static void rx_ref_plan(struct xfab_nb_queue *q, struct sk_buff *skb,
 }
 
 /*
- * Ring slots for the packet, and its data slots in *data. By reference:
- * the headers' slot, then a slot and its frame slot per frag.
+ * Ring slots for the packet, and its data slots in *data; whether it
+ * goes by reference lands in p->ref. By reference: the headers' slot,
+ * then a slot and its frame slot per frag.
  */
-static u32 rx_need(struct xfab_nb_queue *q, struct sk_buff *skb, u32 *data,
-		   bool *over)
+static u32 rx_need(struct xfab_nb_queue *q, struct xfab_nb_rxp *p,
+		   struct sk_buff *skb, u32 *data)
 {
 	u32 need = rx_slots_needed(skb, data);
 
-	rx_ref_plan(q, skb, &q->rx_ref, over);
-	if (!q->rx_ref.on)
+	rx_ref_plan(q, skb, &p->ref);
+	if (!p->ref.on)
 		return need;
 	*data = 1 + skb_shinfo(skb)->nr_frags;
 	return 2 * *data - 1 + (skb_is_gso(skb) ? 1 : 0);
@@ -441,19 +444,13 @@ static int rx_data_index(const struct xfab_nb_rxp *p, u32 i)
 	return (i - base) & 1 ? -1 : 1 + (i - base) / 2;
 }
 
-/*
- * The pieces to copy: the whole packet, or by reference its headers
- * alone (into the first buffer), the frags' lengths set aside.
- */
-static u32 rx_copy_pieces(struct xfab_nb_queue *q, struct xfab_nb_rxp *p)
+/* The pieces to copy: the whole packet, or by reference its headers. */
+static u32 rx_copy_pieces(struct xfab_nb_queue *q, const struct xfab_nb_rxp *p)
 {
 	const struct sk_buff *skb = p->skb;
-	u32 k;
 
 	if (!p->ref.on)
 		return rx_pieces(q->rx_src, XFAB_NB_RX_SRC, skb);
-	for (k = 1; k < p->nslots; k++)
-		p->used[k] = skb_frag_size(&skb_shinfo(skb)->frags[k - 1]);
 	return xfab_seg_split((unsigned long)skb->data, skb_headlen(skb),
 			      q->rx_src, XFAB_NB_RX_SRC);
 }
@@ -463,6 +460,7 @@ static int rx_plan_packet(struct xfab_nb_queue *q, struct xfab_nb_rxp *p,
 			  u32 need, u32 *nops)
 {
 	void *pool_va[XFAB_NB_RX_MAX_DATA];	/* per buffer: NULL, a grant */
+	const struct skb_shared_info *sh = skb_shinfo(p->skb);
 	u32 i, ns, k = 0;
 	int n, idx;
 
@@ -475,8 +473,11 @@ static int rx_plan_packet(struct xfab_nb_queue *q, struct xfab_nb_rxp *p,
 		if (idx < 0)
 			continue;
 		p->ids[idx] = r.id;
-		if (p->ref.on && idx)
-			continue;	/* a reference: its buffer stays empty */
+		if (p->ref.on && idx) {
+			/* a reference: the frag's length, its buffer empty */
+			p->used[idx] = skb_frag_size(&sh->frags[idx - 1]);
+			continue;
+		}
 		q->rx_dst[idx] = (struct xfab_seg){ r.gref, 0, XEN_PAGE_SIZE };
 		/* once per buffer; a buffer may take several pieces */
 		pool_va[idx] = xfab_nb_pool_va(&q->rx_pool, r.gref);
@@ -522,9 +523,9 @@ static int rx_plan_packet(struct xfab_nb_queue *q, struct xfab_nb_rxp *p,
  * packet taken must be one and the same. Packets older than limit go
  * to aged first: the guest is never handed one.
  */
-static struct sk_buff *rx_take(struct xfab_nb_queue *q, u32 *need, u32 *data,
-			       u32 now, u32 limit, struct sk_buff_head *aged,
-			       bool *over)
+static struct sk_buff *rx_take(struct xfab_nb_queue *q, struct xfab_nb_rxp *p,
+			       u32 *need, u32 *data, u32 now, u32 limit,
+			       struct sk_buff_head *aged)
 {
 	struct sk_buff *skb;
 
@@ -532,7 +533,7 @@ static struct sk_buff *rx_take(struct xfab_nb_queue *q, u32 *need, u32 *data,
 	rx_age_locked(q, now, limit, aged);
 	skb = skb_peek(&q->rx_queue);
 	if (skb) {
-		*need = rx_need(q, skb, data, over);
+		*need = rx_need(q, p, skb, data);
 		if (rx_room(q, *need))
 			rx_unlink(q, skb);
 		else
@@ -544,8 +545,8 @@ static struct sk_buff *rx_take(struct xfab_nb_queue *q, u32 *need, u32 *data,
 
 /*
  * A packet whose need buffers are there: take them and plan its copies
- * into p (by reference as rx_need found, in q->rx_ref). One that cannot
- * be cut is answered with errors.
+ * into p (by reference if rx_need said so in p->ref). One that cannot be
+ * cut is answered with errors.
  */
 static void rx_prepare(struct xfab_nb_queue *q, struct xfab_nb_rxp *p,
 		       struct sk_buff *skb, u32 need, u32 data, u32 *nops)
@@ -553,9 +554,6 @@ static void rx_prepare(struct xfab_nb_queue *q, struct xfab_nb_rxp *p,
 	p->skb = skb;
 	p->nslots = data;
 	p->gso = skb_is_gso(skb);
-	p->ref.on = q->rx_ref.on;
-	if (p->ref.on)
-		p->ref = q->rx_ref;
 	p->failed = rx_plan_packet(q, p, need, nops) != 0;
 	if (p->failed)
 		p->op_count = 0;
@@ -577,14 +575,11 @@ static int rx_gather(struct xfab_nb_queue *q, u32 *nops,
 	while (n < XFAB_NB_BATCH &&
 	       XFAB_NB_MAX_OPS - *nops >= XFAB_NB_RX_SRC + XFAB_NB_RX_MAX_DATA) {
 		u32 need, data;
-		bool over = false;
 
-		skb = rx_take(q, &need, &data, now, limit, aged, &over);
+		skb = rx_take(q, &q->rxp[n], &need, &data, now, limit, aged);
 		if (!skb)
 			break;
 		rx_prepare(q, &q->rxp[n++], skb, need, data, nops);
-		if (over)
-			xfab_nb_rx_inc(q, rxr_ref_over);
 	}
 	return n;
 }
@@ -649,7 +644,7 @@ static bool rx_copies_ok(struct xfab_nb_queue *q, struct xfab_nb_rxp *p)
 /* What one round answered, counted once per round, not per packet. */
 struct nb_rx_tally {
 	u64 packets, bytes, slots, gso, drop_copy, direct;
-	u64 ref_packets, ref_bytes;
+	u64 ref_packets, ref_bytes, ref_over;
 	struct sk_buff_head held;	/* copied: kept till the guest took them */
 	struct sk_buff_head refs;	/* by reference: the same, with no limit */
 };
@@ -682,6 +677,7 @@ static void rx_answer(struct xfab_nb_queue *q, struct xfab_nb_rxp *p,
 		if (i && p->ref.on)
 			rx_ref_slot(q, p->ref.peer, p->ref.frame[i - 1]);
 	}
+	t->ref_over += p->ref.over;
 	if (ok) {
 		t->packets++;
 		t->bytes += p->skb->len;
@@ -716,6 +712,7 @@ static void rx_count(struct xfab_nb_queue *q, const struct nb_rx_tally *t,
 	u64_stats_add(&st->rxr_direct, t->direct);
 	u64_stats_add(&st->rxr_ref_packets, t->ref_packets);
 	u64_stats_add(&st->rxr_ref_bytes, t->ref_bytes);
+	u64_stats_add(&st->rxr_ref_over, t->ref_over);
 	if (nops) {
 		u64_stats_inc(&st->rxr_copy_calls);
 		u64_stats_add(&st->rxr_copy_ops, nops);
@@ -818,14 +815,11 @@ static void rx_finish(struct xfab_nb_queue *q, int n, u32 nops, bool direct)
 static bool rx_direct(struct xfab_nb_queue *q, struct sk_buff *skb)
 {
 	u32 need, data, nops = 0;
-	bool over = false;
 
-	need = rx_need(q, skb, &data, &over);
+	need = rx_need(q, &q->rxp[0], skb, &data);
 	if (!rx_room(q, need))
 		return false;
 	rx_prepare(q, &q->rxp[0], skb, need, data, &nops);
-	if (over)
-		xfab_nb_rx_inc(q, rxr_ref_over);
 	rx_finish(q, 1, nops, true);
 	return true;
 }
