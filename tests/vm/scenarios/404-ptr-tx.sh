@@ -96,7 +96,7 @@ BE_KEYS="txr_ptr_packets txr_ptr_bytes txr_ptr_late_done txr_ptr_stack_copied
 	txr_ptr_fallback txr_ptr_aged txr_ptr_no_window txr_ptr_bad_span txr_drop_ptr_refused
 	txr_copy_ops txr_pool_bytes txr_packets"
 FE_KEYS="tx_ptr_slots tx_ptr_bytes tx_grants tx_bounced"
-declare -A ctr b0 b1 f0 f1 nr r0 r1
+declare -A ctr b0 b1 f0 f1 nr r0 r1 g0 g1
 
 # dom0's windows cost struct pages, not its RAM (restored at the end);
 # xfab_window goes in before xfab_netback (which uses it) and out after
@@ -132,15 +132,17 @@ pick_counters() {
 		into[$k]=${ctr[$k]}
 	done
 }
-# be_read DOMID ARRAY: dom0's vif counters of BE_KEYS into ARRAY
+# be_read DOMID ARRAY [KEYS]: dom0's vif counters of KEYS (BE_KEYS) into
+# ARRAY
 be_read() {
-	pick_counters "$(ethtool -S "vif$1.0")" "$BE_KEYS" "$2" "dom0's vif$1.0"
+	pick_counters "$(ethtool -S "vif$1.0")" "${3:-$BE_KEYS}" "$2" "dom0's vif$1.0"
 }
-# fe_read NAME ARRAY: the guest's eth0 counters of FE_KEYS into ARRAY
+# fe_read NAME ARRAY [KEYS]: the guest's eth0 counters of KEYS (FE_KEYS)
+# into ARRAY
 fe_read() {
-	local out
-	out=$(domu_must "$1" 30 "ethtool -S eth0 | grep -E '^ *(${FE_KEYS// /|}):'") || exit $?
-	pick_counters "$out" "$FE_KEYS" "$2" "$1's eth0"
+	local out keys=${3:-$FE_KEYS}
+	out=$(domu_must "$1" 30 "ethtool -S eth0 | grep -E '^ *(${keys// /|}):'") || exit $?
+	pick_counters "$out" "$keys" "$2" "$1's eth0"
 }
 # delta BEFORE AFTER KEY: how much counter KEY grew between two reads
 delta() {
@@ -255,22 +257,19 @@ p1_ptr=$fe_ptr p1_copies=$copies
 # through its own window: dom0 copies only the headers into d2's pool
 fe_read d1 f0
 ref_keys="rxr_ref_packets rxr_ref_bytes rxr_ref_taken rxr_ref_over rxr_pool_bytes"
-pick_counters "$(ethtool -S "vif$d2.0")" "$ref_keys" r0 "dom0's vif$d2.0"
-g0=$(domu_must d2 30 "ethtool -S eth0 | grep -E '^ *rx_(ref_bytes|drop_ref):'") || exit $?
+be_read "$d2" r0 "$ref_keys"
+fe_read d2 g0 "rx_ref_bytes rx_drop_ref"
 xfer_domu_to_domu d1 d2 10.0.0.3 32M 43 ptr_d1_to_d2_mbit
 fe_read d1 f1
-pick_counters "$(ethtool -S "vif$d2.0")" "$ref_keys" r1 "dom0's vif$d2.0"
-g1=$(domu_must d2 30 "ethtool -S eth0 | grep -E '^ *rx_(ref_bytes|drop_ref):'") || exit $?
+be_read "$d2" r1 "$ref_keys"
+fe_read d2 g1 "rx_ref_bytes rx_drop_ref"
 fe_ptr=$(delta f0 f1 tx_ptr_bytes)
 figure d1_to_d2.tx_ptr_bytes "$fe_ptr"
 figure d1_to_d2.tx_grants "$(delta f0 f1 tx_grants)"
 for k in $ref_keys; do
 	figure "d1_to_d2.$k" "$(delta r0 r1 $k)"
 done
-# d2_ctr TEXT KEY: counter KEY in d2's ethtool -S lines TEXT
-d2_ctr() { echo "$1" | awk -v k="$2:" '$1 == k { print $2 }'; }
-d2_ref=$(($(d2_ctr "$g1" rx_ref_bytes) - $(d2_ctr "$g0" rx_ref_bytes)))
-d2_drop=$(($(d2_ctr "$g1" rx_drop_ref) - $(d2_ctr "$g0" rx_drop_ref)))
+d2_ref=$(delta g0 g1 rx_ref_bytes) d2_drop=$(delta g0 g1 rx_drop_ref)
 figure d1_to_d2.d2_rx_ref_bytes "$d2_ref"
 figure d1_to_d2.d2_rx_drop_ref "$d2_drop"
 [ "$fe_ptr" -ge $((30 << 20)) ] ||
