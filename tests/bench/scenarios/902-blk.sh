@@ -24,7 +24,7 @@
 # Topology: dom0 (the set's backend; brd /dev/ram0, BLK_SIZE_MB) <->
 #   domU d1 (the set's frontend, 2 vCPUs, 768 MiB, no network), disk xvdb.
 #   d1 is booted once; each set's turn gives it a fresh RAM disk and the
-#   set's drivers (blk_switch).
+#   set's drivers (blk_swap).
 . /xfab/guest/lib.sh
 . /xfab/guest/bench.sh
 . /xfab/guest/blk.sh
@@ -136,41 +136,22 @@ blk_set_poll() {
 		fail "$set: xfab_blkback refused poll_us=$us"
 }
 
-# blk_switch SET FE BE: d1 (booted once, without a disk) gets SET's
-# drivers and a fresh RAM disk: xvdb detached and its frontend unloaded,
-# dom0's backend switched, the disk made again and attached, xvdb's trust
-# relaxed for xfabro (blk_trust_hook), SET's frontend loaded with its
-# parameters.
-blk_switch() {
-	local set=$1 fe=$2 be=$3 id t0=$SECONDS
-	id=$(domu_id d1) || error "domain d1 is gone"
-	if xenstore-read "/local/domain/$id/device/vbd/$H/state" >/dev/null 2>&1; then
-		must timeout 90 xl block-detach d1 xvdb
-	fi
-	domu_must d1 30 'for m in xen_blkfront xfab_blkfront; do
-		! grep -q "^$m " /proc/modules || rmmod $m || exit 1; done' >/dev/null || exit $?
-	blk_nothing_left
-	blk_use_backend "$be"
-	if [ "$be" = xfab_blkback ]; then
-		: "${BLK_POLL_DEFAULT:=$(cat /sys/module/xfab_blkback/parameters/poll_us)}"
-		blk_set_poll "$set"
-	fi
-	blk_make_disks
-	must timeout 90 xl block-attach d1 'phy:/dev/ram0,xvdb,w'
-	blk_trust_hook "$id" || fail "$set: could not relax the trust of d1's xvdb"
-	domu_load d1 "${fe//-/_}" $(bench_mod_params "$fe" ${BLK_FE_KARGS:-} $(bench_blk_kargs "$set"))
-	domu_must d1 60 'for i in $(seq 120); do [ -b /dev/xvdb ] && exit 0; sleep 0.5; done; exit 1' >/dev/null ||
-		fail "$set: no /dev/xvdb in d1 60 s after its $fe loaded"
-	log "$set: drivers swapped in $((SECONDS - t0)) s"
+# blk_prep: xfab_blkback's poll_us for the set of this turn (blk_swap's
+# PREP).
+blk_prep() {
+	: "${BLK_POLL_DEFAULT:=$(cat /sys/module/xfab_blkback/parameters/poll_us)}"
+	blk_set_poll "$BLK_SET"
 }
 
 bench_blk_set() {
-	local set=$1 rep=$2 fe be got
+	local set=$1 rep=$2 fe be got prep=""
 	fe=$(bench_blk_frontend "$set")
 	be=$(bench_blk_backend "$set")
 	BLK_RELAXED=""
 	[ "$set" = xfabro ] && BLK_RELAXED=xvdb
-	blk_switch "$set" "$fe" "$be"
+	BLK_SET=$set
+	[ "$be" = xfab_blkback ] && prep=blk_prep
+	blk_swap d1 "$fe" "$be" "$prep" $(bench_mod_params "$fe" ${BLK_FE_KARGS:-} $(bench_blk_kargs "$set"))
 	got=$(blk_driver_front d1 xvdb)
 	[ "$got" = "${fe//-/_}" ] || fail "$set: d1's xvdb is driven by '$got', not $fe"
 	if [ "$set" = xfabro ]; then
