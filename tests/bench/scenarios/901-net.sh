@@ -70,9 +70,9 @@ np_nogso() {
 }
 
 # The domUs, booted once (without a vif) and given each set's drivers
-# in turn (bench_net_switch): NAME,MAC,IP each.
-DOMUS="d1,00:16:3e:00:00:02,10.0.0.2/24"
-[ "$BENCH_D2" = 1 ] && DOMUS="$DOMUS d2,00:16:3e:00:00:03,10.0.0.3/24"
+# in turn (bench_net_switch): NAME,IP,MAC each.
+DOMUS="d1,10.0.0.2/24,00:16:3e:00:00:02"
+[ "$BENCH_D2" = 1 ] && DOMUS="$DOMUS d2,10.0.0.3/24,00:16:3e:00:00:03"
 
 bench_net_set() {
 	local set=$1 rep=$2 s

@@ -16,7 +16,9 @@
 #   address) <-> a (10.1.0.2/24 on xenbr1) ; b (eth0 10.1.0.1/24 on
 #   xenbr1, eth1 10.2.0.1/24 on xenbr2, ip_forward=1) ; c (10.2.0.2/24 on
 #   xenbr2, netserver). Every domU runs the set's frontend, 1 vCPU and
-#   512 MiB.
+#   512 MiB. The three are booted once, without a vif, and each set's
+#   turn gives them new vifs and a freshly loaded frontend
+#   (bench_net_switch), as in 901.
 . /xfab/guest/lib.sh
 . /xfab/guest/net.sh
 . /xfab/guest/bench.sh
@@ -37,11 +39,11 @@ udp_chain() {
 
 bench_chain_set() {
 	local set=$1 rep=$2 T=$BENCH_SECS s
-	net_use_backend "$(bench_backend "$set")"
-	chain_boot "$(bench_mods "$set")" "$(bench_net_kargs "$set")" "$(bench_net_hook "$set")"
+	bench_net_switch "$set" $CHAIN_DOMUS
 	for s in a b c; do
 		bench_net_ready "$set" "$s"
 	done
+	# new interfaces: b's second address, forwarding and the routes again
 	chain_route
 	# what b's and c's backends copy counts too (cost_snap)
 	MEASURE_ALSO="$(domu_id b) $(domu_id c)"
@@ -54,10 +56,14 @@ bench_chain_set() {
 		np_chain ref "$rep" chain_rr trans_s "-H 127.0.0.1 -t TCP_RR -l $T -P 0"
 		udp_chain ref "$rep" 127.0.0.1
 	fi
-	chain_down
 }
 
 why=$(bench_check_sets net "$BENCH_SETS") || fail "BENCH_SETS: $why"
 log "chain bench: $BENCH_REPEATS rounds of '$BENCH_SETS', ${BENCH_SECS}s runs"
+chain_bridges
+for s in a b c; do
+	domu_start "$s" --novif --mods "" --vcpus 1
+done
 bench_rounds "$BENCH_SETS" bench_chain_set
+chain_down
 pass "chain benchmark: $BENCH_REPEATS rounds of $BENCH_SETS"

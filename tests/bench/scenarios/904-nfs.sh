@@ -21,7 +21,10 @@
 #   does not run or a set's setting did not reach its driver.
 # Topology: dom0 (the set's backends on xenbr0 and a 320 MiB RAM disk) <->
 #   s (the set's netfront 10.0.0.2/24, its blkfront xvdb, nfsd) ; c (the
-#   set's netfront 10.0.0.3/24, the NFS client). 2 vCPUs, 512 MiB each.
+#   set's netfront 10.0.0.3/24, the NFS client). 2 vCPUs, 512 MiB each,
+#   booted once without devices: each set's turn gives them new ones
+#   and freshly loaded frontends (blk_swap, bench_net_switch),
+#   and s a fresh disk.
 . /xfab/guest/lib.sh
 . /xfab/guest/net.sh
 . /xfab/guest/bench.sh
@@ -29,11 +32,6 @@
 . /xfab/guest/nfs.sh
 DIAG=net_diag
 BLK_SIZE_MB=320
-
-# xfabro's hook for s: its vif and its vbd relaxed by the "toolstack";
-# xfabptr's: the same, s a member of the group too (c's hook joins c)
-nfs_relax_hook() { bench_relax_hook "$1" && BLK_RELAXED=xvdb blk_trust_hook "$1"; }
-nfs_ptr_hook() { bench_ptr_hook "$1" && BLK_RELAXED=xvdb blk_trust_hook "$1"; }
 
 # IOZone -I on DIR in domain NAME at each record size of NFS_RECORDS,
 # recorded as PREFIX_<phase>_<R>K in MiB/s, on a file of NFS_FILE_MB at
@@ -71,22 +69,30 @@ nfs_fio() {
 	rec "$set" "$rep" "$wl" mib_s "$v"
 }
 
+# s and c, booted once without devices (bench_net_switch: NAME,IP,MAC)
+NFS_DOMUS="s,$NFS_SERVER/24,00:16:3e:00:00:02 c,$NFS_CLIENT/24,00:16:3e:00:00:03"
+
+# nfs_switch SET: the set before it stopped (c unmounts, s stops serving),
+# then s gets SET's block pair and a fresh disk, both SET's network pair.
+nfs_switch() {
+	local set=$1 fe
+	if [ -n "$NFS_UP" ]; then
+		nfs_umount c
+		nfs_unserve s
+		NFS_UP=""
+	fi
+	# xfabro and xfabptr: the vbd in relaxed trust too
+	BLK_RELAXED=""
+	[ "$set" = xfabro ] || [ "$set" = xfabptr ] && BLK_RELAXED=xvdb
+	fe=$(bench_blk_frontend "$set")
+	blk_swap s "$fe" "$(bench_blk_backend "$set")" "" $(bench_mod_params "$fe" $(bench_blk_kargs "$set"))
+	bench_net_switch "$set" $NFS_DOMUS
+}
+
 bench_nfs_set() {
-	local set=$1 rep=$2 kargs hook chook bfe got
-	kargs="$(bench_net_kargs "$set") $(bench_blk_kargs "$set")"
-	chook=$(bench_net_hook "$set")
-	hook=$chook
-	[ "$set" = xfabro ] && hook=nfs_relax_hook
-	[ "$set" = xfabptr ] && hook=nfs_ptr_hook
+	local set=$1 rep=$2 bfe got
 	bfe=$(bench_blk_frontend "$set")
-	net_use_backend "$(bench_backend "$set")"
-	blk_use_backend "$(bench_blk_backend "$set")"
-	blk_make_disks
-	domu_start s --mods "$(bench_mods "$set"),$bfe" --ip "$NFS_SERVER/24" \
-		--disk 'phy:/dev/ram0,xvdb,w' --kargs "$kargs" ${hook:+--paused-hook $hook}
-	domu_start c --mods "$(bench_mods "$set")" --ip "$NFS_CLIENT/24" \
-		--mac 00:16:3e:00:00:03 --kargs "$(bench_net_kargs "$set")" \
-		${chook:+--paused-hook $chook}
+	nfs_switch "$set"
 	bench_net_ready "$set" s
 	bench_net_ready "$set" c
 	got=$(blk_driver_front s xvdb)
@@ -97,19 +103,27 @@ bench_nfs_set() {
 	fi
 	nfs_serve s xvdb
 	nfs_mount c
+	NFS_UP=1
 	bench_measure "$set" "$rep" null c "sleep $BENCH_SECS" >/dev/null || exit $?
 	nfs_iozone "$set" "$rep" c /mnt/nfs nfs
 	nfs_fio "$set" "$rep" nfs_fio_write_1m "--rw=write --bs=1m --iodepth=4" 48
 	nfs_fio "$set" "$rep" nfs_fio_read_1m "--rw=read --bs=1m --iodepth=4" 7
 	nfs_iozone "$set" "$rep" s /srv nfs_local
-	nfs_umount c
-	domu_destroy c >/dev/null
-	domu_destroy s >/dev/null
-	wait_for 30 sh -c "! ls /sys/class/net | grep -q '^vif'" || fail "vifs left after destroying s and c"
-	blk_nothing_left
 }
 
 why=$(bench_check_sets net "$BENCH_SETS") || fail "BENCH_SETS: $why"
 log "NFS appliance bench: $BENCH_REPEATS rounds of '$BENCH_SETS', records ${NFS_RECORDS:-1024} KiB, ${BENCH_SECS}s fio runs"
+# ext4 for s's filesystem: its init loads it only with a block frontend
+# on its command line
+domu_start s --novif --mods ""
+domu_load s ext4
+domu_start c --novif --mods ""
+NFS_UP=""
 bench_rounds "$BENCH_SETS" bench_nfs_set
+nfs_umount c
+for s in c s; do
+	domu_destroy "$s" >/dev/null
+done
+wait_for 30 sh -c "! ls /sys/class/net | grep -q '^vif'" || fail "vifs left after destroying s and c"
+blk_nothing_left
 pass "NFS appliance benchmark: $BENCH_REPEATS rounds of $BENCH_SETS"

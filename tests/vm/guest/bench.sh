@@ -179,11 +179,11 @@ bench_ptr_prepare() {
 	net_ptr_dom0
 }
 
-# ---- domUs kept across sets (901, 902) ----
-# A domU boot costs 17-30 s under TCG on a slow day: 901 and 902 boot
+# ---- domUs kept across sets (every bench) ----
+# A domU boot costs 17-30 s under TCG on a slow day: the benches boot
 # their domUs once, without devices, and give each set's turn fresh
-# devices and a freshly loaded frontend (bench_net_switch, 902's
-# blk_switch), for the rounds an interval needs (docs/bench.md, "How
+# devices and a freshly loaded frontend (bench_net_switch, blk.sh's
+# blk_swap), for the rounds an interval needs (docs/bench.md, "How
 # long"). A set's kernel arguments become its frontend's module
 # parameters; its paused-domain hook runs between the device's attach
 # and the frontend's load, when the toolstack's keys must be there.
@@ -210,17 +210,22 @@ bench_net_detach() {
 		! grep -q "^$m " /proc/modules || rmmod $m || exit 1; done' >/dev/null || exit $?
 }
 
-# bench_net_attach SET NAME MAC IP: a vif for NAME on xenbr0 with SET's
-# toolstack keys (its hook), then SET's frontend with its parameters,
-# and the address.
+# bench_net_attach SET NAME IP VIF...: NAME's vifs (VIF: MAC or
+# MAC@BRIDGE, xenbr0 by default), in order, so the Nth is ethN-1, with
+# SET's toolstack keys (its hook), then SET's frontend with its
+# parameters, and IP on the first interface.
 bench_net_attach() {
-	local set=$1 name=$2 id fe hook
+	local set=$1 name=$2 ip=$3 id fe hook v
+	shift 3
 	fe=$(bench_frontend "$set")
 	hook=$(bench_net_hook "$set")
 	id=$(domu_id "$name") || error "domain $name is gone"
-	must timeout 90 xl network-attach "$name" "mac=$3" bridge=xenbr0
-	wait_for 30 sh -c "ls /sys/class/net | grep -q '^vif$id\\.'" ||
-		fail "$set: no vif of $name in dom0 30 s after network-attach"
+	for v in "$@"; do
+		[[ $v == *@* ]] || v=$v@xenbr0
+		must timeout 90 xl network-attach "$name" "mac=${v%@*}" "bridge=${v#*@}"
+	done
+	wait_for 30 sh -c "[ \$(ls /sys/class/net | grep -c '^vif$id\\.') -ge $# ]" ||
+		fail "$set: $name has not $# vifs in dom0 30 s after network-attach"
 	if [ -n "$hook" ]; then
 		"$hook" "$id" || fail "$set: $hook failed for $name (domid $id)"
 	fi
@@ -232,13 +237,13 @@ bench_net_attach() {
 			domu_load "$name" xfab_window
 	fi
 	domu_load "$name" "${fe//-/_}" $(bench_mod_params "$fe" $(bench_net_kargs "$set"))
-	domu_ip_up "$name" "$4"
+	domu_ip_up "$name" "$ip"
 }
 
-# bench_net_switch SET NAME,MAC,IP...: every domU named gets SET's
-# drivers (dom0's backend swapped while no vif is left).
+# bench_net_switch SET NAME,IP,VIF[,VIF...]...: every domU named gets
+# SET's drivers (dom0's backend swapped while no vif is left).
 bench_net_switch() {
-	local set=$1 d n mac ip t0=$SECONDS t1 p pids=() grouped=""
+	local set=$1 d n ip t0=$SECONDS t1 p pids=() grouped="" vifs
 	shift
 	# side by side: one after the other, two domUs took 10 s to detach
 	for d in "$@"; do
@@ -259,8 +264,8 @@ bench_net_switch() {
 	t1=$SECONDS
 	net_use_backend "$(bench_backend "$set")"
 	for d in "$@"; do
-		IFS=, read -r n mac ip <<<"$d"
-		bench_net_attach "$set" "$n" "$mac" "$ip"
+		IFS=, read -r n ip vifs <<<"$d"
+		bench_net_attach "$set" "$n" "$ip" ${vifs//,/ }
 	done
 	log "$set: drivers swapped in $((SECONDS - t0)) s (detach $((t1 - t0)) s)"
 }

@@ -15,15 +15,25 @@ chain_bridges() {
 	done
 }
 
+# The three, as NAME,IP,MAC@BRIDGE[,MAC@BRIDGE]: chain_boot's domUs, and
+# the bench's (bench_net_switch).
+CHAIN_DOMUS="a,10.1.0.2/24,00:16:3e:01:00:02@xenbr1
+b,10.1.0.1/24,00:16:3e:01:00:01@xenbr1,00:16:3e:02:00:01@xenbr2
+c,10.2.0.2/24,00:16:3e:02:00:02@xenbr2"
+
 # chain_boot FE KARGS HOOK: boot a, b and c with frontend FE, kernel
 # arguments KARGS and paused-domain hook HOOK ("" for none).
 chain_boot() {
-	local fe=$1 kargs=$2 hook=$3
+	local fe=$1 kargs=$2 hook=$3 d n ip vifs v specs
 	chain_bridges
-	_chain_start a 10.1.0.2/24 "$fe" "$kargs" "$hook" mac=00:16:3e:01:00:02,bridge=xenbr1
-	_chain_start b 10.1.0.1/24 "$fe" "$kargs" "$hook" mac=00:16:3e:01:00:01,bridge=xenbr1 \
-		mac=00:16:3e:02:00:01,bridge=xenbr2
-	_chain_start c 10.2.0.2/24 "$fe" "$kargs" "$hook" mac=00:16:3e:02:00:02,bridge=xenbr2
+	for d in $CHAIN_DOMUS; do
+		IFS=, read -r n ip vifs <<<"$d"
+		specs=()
+		for v in ${vifs//,/ }; do
+			specs+=("mac=${v%@*},bridge=${v#*@}")
+		done
+		_chain_start "$n" "$ip" "$fe" "$kargs" "$hook" "${specs[@]}"
+	done
 }
 
 # _chain_start NAME IP FE KARGS HOOK VIF...: NAME with one vif per spec,

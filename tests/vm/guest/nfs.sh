@@ -19,7 +19,7 @@ nfs_serve() {
 	domu_must "$1" 120 "set -e
 		mkfs.ext4 -q -F /dev/$2; mkdir -p /srv; mount -t ext4 /dev/$2 /srv
 		/usr/sbin/modprobe nfsd
-		mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd
+		grep -q ' /proc/fs/nfsd ' /proc/mounts || mount -t nfsd nfsd /proc/fs/nfsd
 		echo 10 >/proc/fs/nfsd/nfsv4gracetime; echo 10 >/proc/fs/nfsd/nfsv4leasetime
 		echo '/srv ${NFS_SERVER%.*}.0/24(rw,sync,no_root_squash,no_subtree_check,fsid=0)' >/etc/exports
 		exportfs -ra
@@ -27,6 +27,14 @@ nfs_serve() {
 		rpc.nfsd -N 3 --no-udp 8
 		cat /proc/fs/nfsd/versions" >/dev/null || exit $?
 	log "$1 exports /dev/$2 (ext4 on /srv) over NFSv4 at $NFS_SERVER"
+}
+
+# nfs_unserve NAME: NAME stops serving (nfsd's threads, the export,
+# mountd) and unmounts /srv, so its disk can be detached; nfs_serve
+# serves again (a new grace period, as after a server reboot).
+nfs_unserve() {
+	domu_must "$1" 60 "rpc.nfsd 0 && exportfs -ua && exportfs -f && { pkill -x rpc.mountd || true; } &&
+		umount /srv" >/dev/null || exit $?
 }
 
 # nfs_mount NAME: NAME mounts the export on /mnt/nfs. The server may still
