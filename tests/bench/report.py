@@ -29,8 +29,9 @@ import sys
 
 FIG = re.compile(r"b\.([a-z]+)\.(\d+)\.([A-Za-z0-9_]+)\.([a-z_0-9]+)$")
 # The profiled round's top symbols (BENCH_PROFILE): p.<set>.<workload>.
-# <domain>.<rank> = "percent task dso symbol".
-PROF = re.compile(r"p\.([a-z]+)\.([A-Za-z0-9_]+)\.(dom0|domu)\.(\d+)$")
+# <domain>.<rank> = "percent task dso symbol"; domain: dom0, domu (the one
+# that ran the workload) or the name of another domU the run crossed.
+PROF = re.compile(r"p\.([a-z]+)\.([A-Za-z0-9_]+)\.([a-z][a-z0-9]*)\.(\d+)$")
 # Metrics that are the workload's result; the rest are cost counters.
 RESULTS = {"mbit": "Mbit/s", "trans_s": "transactions/s",
            "rx_pps": "packets/s received", "mib_s": "MiB/s", "iops": "IOPS"}
@@ -147,8 +148,9 @@ def profiles(prof, top=5):
     if not prof:
         return ""
     lines = ["", "## Where the time goes (perf, the profiled round)", "",
-             "perf record -e cpu-clock -a in dom0 and in the domU that ran "
-             "the workload, during round 0 (its results are not in the "
+             "perf record -e cpu-clock -a in dom0, in the domU that ran "
+             "the workload (domu) and in the other domUs its traffic "
+             "crossed (by name), during round 0 (its results are not in the "
              f"tables above); the {top} busiest symbols of each, with the "
              "task that ran them, percent of all that domain's samples "
              "(idle's left out):", ""]

@@ -901,12 +901,15 @@ class BenchReportTest(unittest.TestCase):
         self.write({"b.stock.1.tcp_rr.trans_s": 500,
                     "p.xfab.tcp_rr.dom0.2": "10.00 vif1.0-q0 [xfab_netback] nb_poll",
                     "p.xfab.tcp_rr.dom0.1": "40.00 [kernel.kallsyms] xen_hypercall_sched_op",
-                    "p.xfab.tcp_rr.domu.1": "30.00 [kernel.kallsyms]  memcpy"})
+                    "p.xfab.tcp_rr.domu.1": "30.00 [kernel.kallsyms]  memcpy",
+                    "p.xfab.tcp_rr.d2.1": "20.00 [xfab_netfront] nf_rx_src"})
         rc, out = self.run_report()
         self.assertEqual(rc, 0)
         self.assertIn("| net | tcp_rr | xfab | dom0 | 40.00 [kernel.kallsyms] "
                       "xen_hypercall_sched_op; 10.00 vif1.0-q0 [xfab_netback] nb_poll |", out)
         self.assertIn("| net | tcp_rr | xfab | domu | 30.00 [kernel.kallsyms] memcpy |", out)
+        # the receiving domU, by name
+        self.assertIn("| net | tcp_rr | xfab | d2 | 20.00 [xfab_netfront] nf_rx_src |", out)
 
     def test_nfs_fraction_of_the_local_filesystem_per_round(self):
         figs = {}

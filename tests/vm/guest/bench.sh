@@ -412,6 +412,7 @@ bench_measure() {
 	local snap="$DOMU_IRQS; $DOMU_KICKS; $DOMU_STAT"
 	id=$(domu_id "$name") || error "domain $name is gone"
 	prof_begin "$rep"
+	prof_also_begin "$rep"
 	a=$(cost_snap "$id" ${MEASURE_ALSO:-})
 	if [ "${6:-}" = dom0 ]; then
 		out=$(domu_must "$id" 60 "$PROF_PRE $snap") || exit $?
@@ -429,6 +430,7 @@ bench_measure() {
 		s1=$(stat_snap)
 	fi
 	prof_end "$set" "$rep" "$wl" "$out"
+	prof_also_end "$set" "$rep" "$wl"
 	b=$(cost_snap "$id" ${MEASURE_ALSO:-})
 	cost_rec "$set" "$rep" "$wl" "irq_dom0 pkts gnt_copy_ops gnt_copy_calls be_kicks copy_bytes ptr_bytes ref_bytes $(stat_names dom0)" "$a $s0" "$b $s1"
 	cost_rec "$set" "$rep" "$wl" "irq_domu fe_kicks $(stat_names domu)" \
@@ -495,6 +497,27 @@ prof_end() {
 	wait "$PROF_PID"
 	prof_rec "$1" "$3" dom0 "$(eval "$PERF_TOP_SH")"
 	prof_rec "$1" "$3" domu "$(echo "$4" | sed -n 's/^@prof //p')"
+}
+# prof_also_begin REP, prof_also_end SET REP WL: in the profiled round,
+# perf in the other domUs the run crosses too (MEASURE_ALSO: the
+# receiving guest of d1 -> d2, the chain's b and c), recorded under each
+# one's name, so the receiver's share is read, not inferred. Their agent
+# round trips are outside the measured window, and round 0's figures are
+# not results anyway.
+prof_also_begin() {
+	local d
+	[ "$1" = 0 ] || return 0
+	for d in ${MEASURE_ALSO:-}; do
+		domu_must "$d" 30 "$DOMU_PERF_START" >/dev/null || exit $?
+	done
+}
+prof_also_end() {
+	local d out
+	[ "$2" = 0 ] || return 0
+	for d in ${MEASURE_ALSO:-}; do
+		out=$(domu_must "$d" 60 "$DOMU_PERF_STOP") || exit $?
+		prof_rec "$1" "$3" "$(xl domname "$d")" "$(echo "$out" | sed -n 's/^@prof //p')"
+	done
 }
 # prof_rec SET WL DOMAIN LINES: LINES as figures p.SET.WL.DOMAIN.1, .2,
 # ... (none at all: the agent lost the domU's, said as a line too)
