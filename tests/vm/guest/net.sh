@@ -170,12 +170,13 @@ net_diag() {
 # checks: the intended drivers are bound; ping up to 1472 bytes both
 # ways; XFER_SIZE (64M; make check-full: 256M) of seeded TCP each way,
 # both at once, with sha256 on both ends; a UDP burst each way (loss
-# counted, something must arrive); 2 queues negotiated, each carrying
-# packets both ways (from a stock backend's guest: interrupts); jumbo
+# counted, at most half); 2 queues negotiated, each carrying packets
+# both ways (between two stock ends: interrupts); jumbo
 # ping at MTU 9000. 64 MiB (16k pages) goes round a
 # 256-slot ring dozens of times; 256 adds a minute per cell under TCG.
 net_interop() {
 	local mods=$1 be=$2 fe=${1%%,*} size=${XFER_SIZE:-64M} id got s l n q0 q1
+	local -A ctr
 	shift 2
 	DIAG=net_diag
 	net_use_backend "$be"
@@ -208,6 +209,11 @@ net_interop() {
 		set -- $l
 		[ -n "${2:-}" ] && [ "$2" -gt 0 ] && [ "$1" -lt "$2" ] ||
 			fail "UDP burst ${dir:-dom0->d1}: nothing arrived ($l)"
+		# at most half lost: a 400 Mbit/s burst outruns the receiver
+		# under TCG (up to 27 % lost in CI on 2026-11-27 and 28), but
+		# a driver that drops most of one is broken, not slow
+		[ $(($1 * 2)) -le "$2" ] ||
+			fail "UDP burst ${dir:-dom0->d1}: $1 of $2 datagrams lost, more than half"
 		n=${dir:+domu_to_dom0}
 		figure "udp_${n:-dom0_to_domu}_lost" "$1/$2"
 	done
@@ -229,11 +235,17 @@ net_interop() {
 	# 16 flows on each side's queues (data one way, ACKs the other), so
 	# one queue left idle by the hash is a 1 in 32768 chance, not a
 	# driver's luck. To the guest: the vif's TX queues count them. From
-	# it: xfab_netback counts each queue's packets; of a stock backend
-	# only each queue's interrupts tell.
+	# it: xfab_netback counts each queue's packets, and so does
+	# xfab_netfront in the guest; of two stock ends (001) only each
+	# queue's interrupts tell.
 	net_queues_used "vif$id.0" to_domu
 	if [ "$be" = xfab_netback ]; then
 		net_queues_ethtool "vif$id.0" txr_packets from_domu
+	elif [ "$fe" = xfab_netfront ]; then
+		# only the lines wanted: the agent returns the end of a long
+		# output, and ethtool -S of xfab_netfront is hundreds of lines
+		counters_of "$(domu_must d1 10 "ethtool -S eth0 | grep -E '^ *q[01]_tx_packets:'")"
+		net_queues_judge "d1's eth0" from_domu "${ctr[q0_tx_packets]:-0}" "${ctr[q1_tx_packets]:-0}"
 	else
 		[ "$q0" -gt 0 ] && [ "$q1" -gt 0 ] ||
 			fail "queue interrupts q0=$q0 q1=$q1: both queues should carry traffic"
