@@ -3,7 +3,7 @@
 # Objective: the stock Linux drivers work on this testbed, so every later
 #   scenario has a reference and the harness is shown to see data errors:
 #   the stock x stock cell of the network interop matrix (net_interop in
-#   lib.sh: ping 56..1472 and jumbo both ways, 64 MiB of seeded TCP each
+#   net.sh: ping 56..1472 and jumbo both ways, 64 MiB of seeded TCP each
 #   way at once with sha256 compared on both ends, UDP bursts, 2 queues
 #   both used); fio with verify=crc32c on the vbd; a file written, caches
 #   dropped, read back with the same sha256; the negotiated xenstore

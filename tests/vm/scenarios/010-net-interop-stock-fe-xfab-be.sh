@@ -6,7 +6,7 @@
 #   each way, both at once, with sha256 compared on both ends; a UDP
 #   burst each way with the loss recorded; 2 queues negotiated with 2
 #   vCPUs and both carrying interrupts; jumbo ping (MTU 9000) both ways.
-#   See net_interop in lib.sh. The stock frontend publishes no pool:
+#   See net_interop in net.sh. The stock frontend publishes no pool:
 #   xfab_netback maps none and grant-copies (net_pool_check); packets
 #   for the guest are copied in the sender's context (net_rx_direct_check)
 #   and kept until the stock guest took them (net_rx_hold_check); its

@@ -6,7 +6,7 @@
 #   each way, both at once, with sha256 compared on both ends; a UDP
 #   burst each way with the loss recorded; 2 queues negotiated with 2
 #   vCPUs and both carrying interrupts; jumbo ping (MTU 9000) both ways.
-#   See net_interop in lib.sh.
+#   See net_interop in net.sh.
 # Topology: dom0 (xen-netback, bridge xenbr0 10.0.0.1/24) <-> domU d1
 #   (xfab_netfront, eth0 10.0.0.2/24, 2 vCPUs).
 . /xfab/guest/lib.sh

@@ -6,7 +6,7 @@
 #   each way, both at once, with sha256 compared on both ends; a UDP
 #   burst each way with the loss recorded; 2 queues negotiated with 2
 #   vCPUs and both carrying interrupts; jumbo ping (MTU 9000) both ways.
-#   See net_interop in lib.sh. The fast path: the backend maps the
+#   See net_interop in net.sh. The fast path: the backend maps the
 #   frontend's TX bounce pool and RX pool and copies every byte either
 #   way with memcpy, no grant copy; the frontend copies packets out of
 #   its RX pool and ends no grant per packet (net_pool_check); in
