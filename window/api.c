@@ -18,7 +18,12 @@
  *
  * A draining window stays in the xarray, so a page an skb or a bio
  * still holds is known as a window page until it is unmapped. That is
- * also why a peer gets no new window while its old one drains.
+ * also why a peer gets no new window while its old one drains, with one
+ * exception: a window remade because the peer's memory changed takes
+ * the old one's place at once, and keeps it as its "older" while it
+ * drains, so that the old pages are still known (xfab_wn_frame_of())
+ * until they are unmapped. One older window at a time: main.c remakes
+ * no window whose peer still has one draining.
  */
 #include <linux/module.h>
 #include <linux/mm.h>
@@ -90,10 +95,16 @@ struct page *xfab_wn_entry(struct xfab_wn *wn, u32 entry, u64 *frame)
 }
 EXPORT_SYMBOL_GPL(xfab_wn_entry);
 
+static bool wn_holds(const struct xfab_wn *wn, u32 e, const struct page *page)
+{
+	return e < wn->idx.n && wn->pages[e] == page;
+}
+
 /*
- * The tag names a window and an entry; the page is that window's only
- * if the entry holds this very page (any page's private word may carry
- * the mark by chance).
+ * The tag names a peer and an entry; the page is a window page only if
+ * that entry of the peer's window, or of the older one it replaced,
+ * holds this very page (any page's private word may carry the mark by
+ * chance).
  */
 int xfab_wn_frame_of(struct page *page, u16 *peer, u64 *frame)
 {
@@ -106,7 +117,9 @@ int xfab_wn_frame_of(struct page *page, u16 *peer, u64 *frame)
 		return -ENOENT;
 	rcu_read_lock();
 	wn = xa_load(&windows, p);
-	if (wn && e < wn->idx.n && wn->pages[e] == page) {
+	if (wn && !wn_holds(wn, e, page))
+		wn = rcu_dereference(wn->older);
+	if (wn && wn_holds(wn, e, page)) {
 		*peer = p;
 		*frame = wn->idx.peer[e];
 		rc = 0;
@@ -121,9 +134,20 @@ static void free_drained(struct work_struct *work)
 	struct llist_node *all = llist_del_all(&to_free);
 	struct xfab_wn *wn, *tmp;
 
-	/* only this window: never one made over the same peer since */
-	llist_for_each_entry_safe(wn, tmp, all, free_node)
-		xa_cmpxchg(&windows, wn->peer, wn, NULL, 0);
+	/*
+	 * Only this window: never one made over the same peer since. Its
+	 * older one, if still draining, takes its place (its pages stay
+	 * known until they are unmapped); one that replaced it forgets it
+	 * instead. The work runs alone, and a window is freed only here, so
+	 * the one found stays valid.
+	 */
+	llist_for_each_entry_safe(wn, tmp, all, free_node) {
+		struct xfab_wn *cur = xa_cmpxchg(&windows, wn->peer, wn,
+						 rcu_access_pointer(wn->older), 0);
+
+		if (cur && cur != wn && rcu_access_pointer(cur->older) == wn)
+			RCU_INIT_POINTER(cur->older, NULL);
+	}
 	/* lookups that found a window before its erase are done after this */
 	synchronize_rcu();
 	mutex_lock(&xfab_wn_lock);
@@ -147,19 +171,27 @@ static void release(struct percpu_ref *ref)
 	schedule_work(&free_work);
 }
 
-/* Make @wn (just mapped) findable; xfab_wn_lock held. */
-int xfab_wn_publish(struct xfab_wn *wn)
+/*
+ * Make @wn (just mapped) findable, in the place of @old (NULL, or the
+ * published window over the same peer, which is retired: it drains as
+ * @wn's older). xfab_wn_lock held.
+ */
+int xfab_wn_publish(struct xfab_wn *wn, struct xfab_wn *old)
 {
 	int rc = percpu_ref_init(&wn->ref, release, 0, GFP_KERNEL);
 
 	if (rc)
 		return rc;
+	/* before the store: a lookup that finds @wn finds @old behind it */
+	RCU_INIT_POINTER(wn->older, old);
 	rc = xa_err(xa_store(&windows, wn->peer, wn, GFP_KERNEL));
 	if (rc) {
 		percpu_ref_exit(&wn->ref);
 		return rc;
 	}
 	list_add_tail(&wn->list, &xfab_wn_list);
+	if (old)
+		xfab_wn_retire(old);
 	return 0;
 }
 

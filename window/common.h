@@ -3,7 +3,8 @@
  * xfab_window: the contract between its files.
  *
  *   main.c     module parameters, the group watches (members, deaths),
- *              creating and dropping windows
+ *              creating, remaking (the peer's memory changed) and
+ *              dropping windows
  *   api.c      the datapath API (xfab_wn.h), publishing a window and
  *              unmapping it only after its last holder let go
  *   map.c      the group domctl, the peer's frame list, mapping and
@@ -41,6 +42,9 @@ struct xfab_wn {
 	u32 mapped;			/* pages whose mapping took */
 	u32 map_errors;			/* frames Xen refused (freed meanwhile) */
 	u64 map_ns;			/* time to list and map it all */
+	u64 tot_pages;			/* the peer's pages when listed */
+	unsigned long tried_at;		/* jiffies: made, or last refresh tried */
+	struct xfab_wn __rcu *older;	/* the window it replaced, draining */
 	unsigned long left_at;		/* dom0: jiffies when the peer left, or 0 */
 	u32 group;			/* dom0: its group at the last check, 0 none */
 };
@@ -53,6 +57,8 @@ struct xfab_wn_stats {
 	u64 windows_draining;	/* dropped, still held: not unmapped yet */
 	u64 want_refused;	/* xfab_wn_want() of a peer we may not map */
 	u64 leave_graces;	/* dom0: kept leave_ms after the peer left */
+	u64 refreshes;		/* remade: the peer's memory grew or shrank */
+	u64 refresh_failed;	/* that remake failed: the old one kept */
 };
 
 extern struct xfab_wn_stats xfab_wn_stats;
@@ -68,7 +74,7 @@ u64 xfab_wn_frames_mapped(void);
 void xfab_wn_resync(void);
 
 /* api.c */
-int xfab_wn_publish(struct xfab_wn *wn);
+int xfab_wn_publish(struct xfab_wn *wn, struct xfab_wn *old);
 void xfab_wn_retire(struct xfab_wn *wn);
 bool xfab_wn_is_draining(u16 peer);
 void xfab_wn_wait_drained(void);
@@ -76,6 +82,7 @@ void xfab_wn_wait_drained(void);
 /* map.c */
 int xfab_wn_domctl(u16 domid, struct xfab_group_op *op);
 int xfab_wn_peer_state(u16 peer, u32 *group);
+int xfab_wn_peer_pages(u16 peer, u64 *tot_pages);
 struct xfab_wn *xfab_wn_map(u16 peer);
 void xfab_wn_unmap(struct xfab_wn *wn);
 

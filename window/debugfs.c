@@ -16,10 +16,11 @@ static int windows_show(struct seq_file *m, void *v)
 
 	mutex_lock(&xfab_wn_lock);
 	list_for_each_entry(wn, &xfab_wn_list, list)
-		seq_printf(m, "peer %u frames %u mapped %u refused %u map_ms %llu max_probe %u%s\n",
+		seq_printf(m, "peer %u frames %u mapped %u refused %u map_ms %llu max_probe %u tot_pages %llu%s%s\n",
 			   wn->peer, wn->idx.n, wn->mapped, wn->map_errors,
 			   wn->map_ns / NSEC_PER_MSEC, wn->idx.max_probe,
-			   wn->left_at ? " leaving" : "");
+			   wn->tot_pages, wn->left_at ? " leaving" : "",
+			   rcu_access_pointer(wn->older) ? " older-draining" : "");
 	mutex_unlock(&xfab_wn_lock);
 	return 0;
 }
@@ -33,11 +34,13 @@ static int stats_show(struct seq_file *m, void *v)
 		   "frames_mapped %llu\nframes_unmapped %llu\nmap_calls %llu\n"
 		   "map_errors %llu\ndrop_left %llu\ndrop_dead %llu\n"
 		   "list_refused %llu\ntoo_big %llu\nwindows_draining %llu\n"
-		   "want_refused %llu\nleave_graces %llu\n",
+		   "want_refused %llu\nleave_graces %llu\nrefreshes %llu\n"
+		   "refresh_failed %llu\n",
 		   s->windows_made, s->windows_dropped, s->frames_mapped,
 		   s->frames_unmapped, s->map_calls, s->map_errors,
 		   s->drop_left, s->drop_dead, s->list_refused, s->too_big,
-		   s->windows_draining, s->want_refused, s->leave_graces);
+		   s->windows_draining, s->want_refused, s->leave_graces,
+		   s->refreshes, s->refresh_failed);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);

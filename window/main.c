@@ -68,6 +68,21 @@ static bool auto_map = true;
 module_param(auto_map, bool, 0644);
 MODULE_PARM_DESC(auto_map, "Map every member of this domain's appliance group (default on)");
 
+static unsigned int refresh_ms = 5000;
+/*
+ * A window maps the frames its peer held when it was made. When the
+ * peer's memory grows (balloon), the frames it gains are in no window:
+ * what it sends from them by pointer is dropped, and what it sends by
+ * reference cannot be read. So a window whose peer's page count changed
+ * is remade, at most once per refresh_ms (a remake costs seconds of
+ * mapping, and a balloon moves in steps). A shrink does not show: Xen
+ * frees a page the peer gave back only when our mapping of it goes, so
+ * the count stays; the frames stay held until the next remake (which
+ * lists only the peer's own) or the window's end.
+ */
+module_param(refresh_ms, uint, 0644);
+MODULE_PARM_DESC(refresh_ms, "Remake a window whose peer's memory grew or shrank, at most once per this many ms (default 5000, 0: never)");
+
 static unsigned int check_ms = 2000;
 /*
  * How long a dead peer's memory can stay held (and a departed one stay
@@ -173,7 +188,7 @@ static void add(u16 peer, u32 group)
 	if (IS_ERR(wn))
 		return;
 	wn->group = group;
-	rc = xfab_wn_publish(wn);
+	rc = xfab_wn_publish(wn, NULL);
 	if (rc) {
 		pr_warn("xfab_window: window over d%u not published: %d\n", peer, rc);
 		xfab_wn_unmap(wn);
@@ -182,6 +197,42 @@ static void add(u16 peer, u32 group)
 	xfab_wn_stats.windows_made++;
 	pr_info("xfab_window: d%u mapped: %u frames (%u refused) in %llu ms\n",
 		peer, wn->mapped, wn->map_errors, wn->map_ns / NSEC_PER_MSEC);
+}
+
+/*
+ * @wn's peer (still a member) holds another number of pages than when
+ * @wn was made: map it again and put the new window in @wn's place; @wn
+ * drains behind it, so what was sent from its pages is still read.
+ * Once per refresh_ms, failed tries included; not while an older window
+ * over the peer drains. xfab_wn_lock held (as add()).
+ */
+static void refresh(struct xfab_wn *wn)
+{
+	unsigned long ms = READ_ONCE(refresh_ms);
+	struct xfab_wn *nw;
+	u64 tot;
+
+	if (!ms || time_before(jiffies, wn->tried_at + msecs_to_jiffies(ms)))
+		return;
+	if (xfab_wn_peer_pages(wn->peer, &tot) || tot == wn->tot_pages ||
+	    xfab_wn_is_draining(wn->peer))
+		return;
+	wn->tried_at = jiffies;
+	nw = xfab_wn_map(wn->peer);
+	if (!IS_ERR(nw)) {
+		nw->group = wn->group;
+		if (!xfab_wn_publish(nw, wn)) {
+			xfab_wn_stats.refreshes++;
+			pr_info("xfab_window: d%u's memory changed (%llu -> %llu pages): window remade, %u frames in %llu ms\n",
+				nw->peer, wn->tot_pages, nw->tot_pages,
+				nw->mapped, nw->map_ns / NSEC_PER_MSEC);
+			return;
+		}
+		xfab_wn_unmap(nw);
+	}
+	xfab_wn_stats.refresh_failed++;
+	pr_warn_ratelimited("xfab_window: d%u's memory changed (%llu -> %llu pages), but its window could not be remade: the old one stays\n",
+		wn->peer, wn->tot_pages, tot);
 }
 
 static void sync_windows(struct work_struct *work);
@@ -233,6 +284,7 @@ static void sync_windows(struct work_struct *work)
 		WRITE_ONCE(wn->group, group);
 		if (!st) {
 			wn->left_at = 0;	/* back in a group in time */
+			refresh(wn);
 			continue;
 		}
 		grace = st == -EPERM ? leave_grace(wn) : 0;

@@ -105,6 +105,17 @@ int xfab_wn_peer_state(u16 peer, u32 *group)
 	return rc;
 }
 
+/* The pages @peer holds now (what its window should map). */
+int xfab_wn_peer_pages(u16 peer, u64 *tot_pages)
+{
+	struct xfab_group_op op = { .op = XFAB_GROUP_QUERY };
+	int rc = xfab_wn_domctl(peer, &op);
+
+	if (!rc)
+		*tot_pages = op.tot_pages;
+	return rc;
+}
+
 /*
  * Would @frames more pass what all windows may map together? Says so.
  * @frames counts what the peer may gain while we scan: the bound holds
@@ -136,6 +147,7 @@ static int list_frames(struct xfab_wn *wn)
 	rc = xfab_wn_domctl(wn->peer, &op);
 	if (rc)
 		return rc;
+	wn->tot_pages = op.tot_pages;
 	/* room for what it may gain while we scan */
 	cap = op.tot_pages + XFAB_GROUP_MAX_FRAMES;
 	if (op.tot_pages > max) {
@@ -367,6 +379,7 @@ struct xfab_wn *xfab_wn_map(u16 peer)
 	if (rc)
 		goto fail;
 	wn->map_ns = ktime_get_ns() - t0;
+	wn->tried_at = jiffies;
 	xfab_wn_stats.frames_mapped += wn->mapped;
 	xfab_wn_stats.map_errors += wn->map_errors;
 	return wn;
