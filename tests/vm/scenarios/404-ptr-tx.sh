@@ -43,6 +43,17 @@
 #     Unpaused, d2 takes what waits and every TX slot of d1 is
 #     answered.
 #   - dom0 -> d1, 16 MiB, sha256 at both ends: the unchanged RX path.
+#   - d1's memory grows (xl mem-set 512 -> 640 MiB; maxmem 640):
+#     dom0's xfab_window remakes its window over d1 when d1's page
+#     count changed (refresh_ms, 1 s for the step), and so does d2's:
+#     within 60 s both windows map at least 30,000 frames more, the
+#     old window drained behind the new one and went (its "older" mark
+#     gone), stat refreshes grew. Then d1 -> dom0 16 MiB and d1 -> d2
+#     8 MiB, sha256 at both ends, still go by pointer and by reference
+#     with nothing refused (txr_ptr_no_window, txr_ptr_bad_span, d2's
+#     rx_drop_ref 0). Back to 512 MiB (the frames given back stay held
+#     by the windows, a documented limit), 4 MiB d1 -> dom0 still goes
+#     by pointer, nothing refused.
 #   - d2 leaves the group in the middle of a 32 MiB stream to dom0: the
 #     stream arrives intact, d2's frontend says it left and grants its
 #     TX in place from then on (tx_grants grows). dom0 keeps its window
@@ -169,7 +180,7 @@ no_refusals() {
 # ---- the appliance: d1 and d2 members, both vifs relaxed ----
 A=$W/ptr
 mkdir -p "$A"
-domu_cfg "$A/d1.cfg" xfab_netfront 10.0.0.2/24 "" "vcpus = 2" \
+domu_cfg "$A/d1.cfg" xfab_netfront 10.0.0.2/24 "" "vcpus = 2" "maxmem = 640" \
 	"vif = [ 'mac=00:16:3e:00:00:02,bridge=xenbr0' ]"
 domu_cfg "$A/d2.cfg" xfab_window,xfab_netfront 10.0.0.3/24 "" "vcpus = 1" \
 	"vif = [ 'mac=00:16:3e:00:00:03,bridge=xenbr0' ]"
@@ -358,6 +369,65 @@ log "age limit: $aged packets copied while the oldest waited; d1 TX settled"
 
 # ---- 3. dom0 -> d1, 16 MiB: the RX path, unchanged ----
 xfer_dom0_to_domu d1 10.0.0.2 16M 44 ptr_dom0_to_d1_mbit
+
+# ---- d1's memory grows, then shrinks: the windows over it are remade ----
+# wn_frames WINDOWS: frames of the window over d1 in that debugfs text
+wn_frames() { echo "$1" | awk -v p="$d1" '$1 == "peer" && $2 == p { print $4 }'; }
+dom0_wn() { cat $D/windows; }
+d2_wn() { domu_exec d2 30 "cat $D/windows" 2>/dev/null; }
+# wn_settled WHERE CMP N: WHERE's window over d1 maps CMP N frames (-ge,
+# -le) and no older window drains behind it
+wn_settled() {
+	local w n
+	w=$($1) && n=$(wn_frames "$w") && [ -n "$n" ] && [ "$n" "$2" "$3" ] &&
+		! echo "$w" | grep -q "^peer $d1 .*older-draining"
+}
+REFRESH=/sys/module/xfab_window/parameters/refresh_ms
+refresh_ms=$(cat $REFRESH)
+echo 1000 >$REFRESH
+domu_must d2 10 "echo 1000 >$REFRESH" >/dev/null || exit $?
+rf0=$(awk '$1 == "refreshes" { print $2 }' $D/stats)
+m0=$(wn_frames "$(dom0_wn)") g0n=$(wn_frames "$(d2_wn)")
+[ -n "$m0" ] && [ -n "$g0n" ] || fail "no window over d1 in dom0 ('$m0') or d2 ('$g0n') before the balloon step"
+must xl mem-set d1 640
+# 128 MiB more is 32,768 frames: allow for what the balloon keeps back
+wait_for 60 wn_settled dom0_wn -ge $((m0 + 30000)) ||
+	fail "d1 grew to 640 MiB, but dom0's window over it was not remade to its size within 60 s (frames $m0 -> $(wn_frames "$(dom0_wn)"); $(grep "^peer $d1 " $D/windows); $(grep '^refresh' $D/stats | tr '\n' ' '))"
+wait_for 60 wn_settled d2_wn -ge $((g0n + 30000)) ||
+	fail "d1 grew to 640 MiB, but d2's window over it was not remade within 60 s (frames $g0n -> $(wn_frames "$(d2_wn)"))"
+m1=$(wn_frames "$(dom0_wn)") g1n=$(wn_frames "$(d2_wn)")
+figure balloon.dom0_frames "$m0 -> $m1"
+figure balloon.d2_frames "$g0n -> $g1n"
+be_read "$d1" b0
+fe_read d2 g0 "rx_ref_bytes rx_drop_ref"
+xfer_domu_to_dom0 d1 16M 50 ptr_grown_d1_to_dom0_mbit
+xfer_domu_to_domu d1 d2 10.0.0.3 8M 51 ptr_grown_d1_to_d2_mbit
+be_read "$d1" b1
+fe_read d2 g1 "rx_ref_bytes rx_drop_ref"
+[ "$(delta b0 b1 txr_ptr_bytes)" -ge $((15 << 20)) ] ||
+	fail "d1 (grown) -> dom0, 16 MiB: dom0 took $(delta b0 b1 txr_ptr_bytes) bytes by pointer, want at least 15 MiB"
+[ "$(delta g0 g1 rx_ref_bytes)" -ge $((6 << 20)) ] && [ "$(delta g0 g1 rx_drop_ref)" = 0 ] ||
+	fail "d1 (grown) -> d2, 8 MiB: d2 read $(delta g0 g1 rx_ref_bytes) bytes by reference (want at least 6 MiB) and dropped $(delta g0 g1 rx_drop_ref) references it could not read (want 0)"
+no_refusals "$d1" "after d1 grew"
+rf=$(($(awk '$1 == "refreshes" { print $2 }' $D/stats) - rf0))
+figure balloon.dom0_refreshes "$rf"
+[ "$rf" -ge 1 ] || fail "dom0's xfab_window counted no refresh over d1's growth"
+# Back to 512 MiB: the frames d1 gives back stay held by the windows
+# (Xen frees a page only when its last mapping goes, so d1's page count
+# does not fall and nothing is remade: docs/window.md, "Limits"); d1
+# goes on sending by pointer from the frames it kept
+must xl mem-set d1 512
+sleep 5
+be_read "$d1" b0
+xfer_domu_to_dom0 d1 4M 52 ptr_shrunk_d1_to_dom0_mbit
+be_read "$d1" b1
+[ "$(delta b0 b1 txr_ptr_bytes)" -ge $((3 << 20)) ] ||
+	fail "d1 (shrunk) -> dom0, 4 MiB: dom0 took $(delta b0 b1 txr_ptr_bytes) bytes by pointer, want at least 3 MiB"
+no_refusals "$d1" "after d1 shrank"
+figure balloon.dom0_frames_after_shrink "$(wn_frames "$(dom0_wn)")"
+echo "$refresh_ms" >$REFRESH
+domu_must d2 10 "echo $refresh_ms >$REFRESH" >/dev/null || exit $?
+log "balloon: dom0's window over d1 $m0 -> $m1 frames, d2's $g0n -> $g1n, $rf refreshes; shrunk, still $(wn_frames "$(dom0_wn)")"
 
 # ---- d2 leaves its group in the middle of a stream to dom0 ----
 # dom0 keeps its window over d2 for leave_ms (30 s here, so the mark is
