@@ -520,12 +520,14 @@ prof_also_end() {
 	done
 }
 # prof_rec SET WL DOMAIN LINES: LINES as figures p.SET.WL.DOMAIN.1, .2,
-# ... (none at all: the agent lost the domU's, said as a line too)
+# ... (none at all: the agent lost the domU's, said as a line too),
+# logged on stderr: bench_measure's stdout is the workload's output,
+# which its caller logs and parses
 prof_rec() {
 	local i=0 l lines=${4:-"0 no profile: no @prof line in the agent's output"}
 	while IFS= read -r l; do
 		i=$((i + 1))
-		figure "p.$1.$2.$3.$i" "$l"
+		figure "p.$1.$2.$3.$i" "$l" >&2
 	done <<<"$lines"
 }
 
