@@ -464,10 +464,13 @@ PERF_TOP_SH="top=\$(perf report -i \$pf --stdio --no-children --sort comm,dso,sy
 	else echo \"0 no profile: \$(cat \$pf.rec \$pf.err 2>/dev/null | tail -n 2 | tr '\\n' ' ')\"; fi"
 # The kernel lowers perf's sample rate when a sample's interrupt takes
 # long, and under TCG one took 13 ms: a guest's first profiles held 10 to
-# 20 samples for seconds of work. PERF_UNTHROTTLE turns that off and puts
-# the rate back (only a profiled run does this, in a throw-away domain).
-PERF_UNTHROTTLE="echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent;
-	echo 100000 >/proc/sys/kernel/perf_event_max_sample_rate"
+# 20 samples for seconds of work. PERF_UNTHROTTLE puts the rate back and
+# turns that off (only a profiled run does this, in a throw-away domain).
+# In that order: the kernel refuses a new rate (EINVAL) while throttling
+# is off, so from the second call on the rate's write fails, silently,
+# and the rate is still the one the first call set.
+PERF_UNTHROTTLE="echo 100000 >/proc/sys/kernel/perf_event_max_sample_rate 2>/dev/null;
+	echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent"
 DOMU_PERF_START="$PERF_UNTHROTTLE; perf record -q -e cpu-clock -F 499 -a -o /tmp/prof.data >/dev/null 2>/tmp/prof.data.rec &
 	echo \$! >/tmp/prof.pid; sleep 1"
 # perf writes its file as it exits: wait for that, 30 s at most
