@@ -81,8 +81,7 @@ void xfab_wn_wait_drained(void);
 
 /* map.c */
 int xfab_wn_domctl(u16 domid, struct xfab_group_op *op);
-int xfab_wn_peer_state(u16 peer, u32 *group);
-int xfab_wn_peer_pages(u16 peer, u64 *tot_pages);
+int xfab_wn_peer_state(u16 peer, u32 *group, u64 *tot_pages);
 struct xfab_wn *xfab_wn_map(u16 peer);
 void xfab_wn_unmap(struct xfab_wn *wn);
 

@@ -200,21 +200,19 @@ static void add(u16 peer, u32 group)
 }
 
 /*
- * @wn's peer (still a member) holds another number of pages than when
- * @wn was made: map it again and put the new window in @wn's place; @wn
- * drains behind it, so what was sent from its pages is still read.
- * Once per refresh_ms, failed tries included; not while an older window
- * over the peer drains. xfab_wn_lock held (as add()).
+ * @wn's peer (still a member) holds @tot pages: if that is another
+ * number than when @wn was made, map it again and put the new window in
+ * @wn's place; @wn drains behind it, so what was sent from its pages is
+ * still read. Once per refresh_ms, failed tries included; not while an
+ * older window over the peer drains. xfab_wn_lock held (as add()).
  */
-static void refresh(struct xfab_wn *wn)
+static void refresh(struct xfab_wn *wn, u64 tot)
 {
 	unsigned long ms = READ_ONCE(refresh_ms);
 	struct xfab_wn *nw;
-	u64 tot;
 
-	if (!ms || time_before(jiffies, wn->tried_at + msecs_to_jiffies(ms)))
-		return;
-	if (xfab_wn_peer_pages(wn->peer, &tot) || tot == wn->tot_pages ||
+	if (!ms || tot == wn->tot_pages ||
+	    time_before(jiffies, wn->tried_at + msecs_to_jiffies(ms)) ||
 	    xfab_wn_is_draining(wn->peer))
 		return;
 	wn->tried_at = jiffies;
@@ -266,6 +264,7 @@ static void sync_windows(struct work_struct *work)
 	unsigned int n, i;
 	struct xfab_wn *wn, *tmp;
 	u32 group;
+	u64 tot;
 	int st;
 
 	mutex_lock(&xfab_wn_lock);
@@ -280,11 +279,11 @@ static void sync_windows(struct work_struct *work)
 			drop(wn, xfab_wn_in_dom0 ? 0 : -EPERM);
 			continue;
 		}
-		st = xfab_wn_peer_state(wn->peer, &group);
+		st = xfab_wn_peer_state(wn->peer, &group, &tot);
 		WRITE_ONCE(wn->group, group);
 		if (!st) {
 			wn->left_at = 0;	/* back in a group in time */
-			refresh(wn);
+			refresh(wn, tot);
 			continue;
 		}
 		grace = st == -EPERM ? leave_grace(wn) : 0;
@@ -301,7 +300,7 @@ static void sync_windows(struct work_struct *work)
 		list_for_each_entry(wn, &xfab_wn_list, list)
 			have |= wn->peer == ids[i];
 		/* a member the record still names after its death: skip it */
-		if (!have && !xfab_wn_peer_state(ids[i], &group))
+		if (!have && !xfab_wn_peer_state(ids[i], &group, NULL))
 			add(ids[i], group);
 	}
 	if (!list_empty(&xfab_wn_list))
@@ -337,7 +336,7 @@ int xfab_wn_want(u16 peer)
 	int rc;
 
 	mutex_lock(&xfab_wn_lock);
-	rc = stopping ? -ENODEV : xfab_wn_peer_state(peer, NULL);
+	rc = stopping ? -ENODEV : xfab_wn_peer_state(peer, NULL, NULL);
 	if (!rc && xfab_wn_in_dom0)
 		rc = want_add(peer);
 	if (rc)

@@ -87,11 +87,12 @@ static int dom0_peer_state(u16 peer, u32 *group)
  * May we (still) map @peer? 0 if so; -ESRCH once it is dying or gone,
  * -EPERM once it is out of our group (dom0: out of every group). In a
  * member, a frames call that scans nothing asks exactly that: Xen
- * answers it only between two live members of one group. @group (may
- * be NULL) gets the peer's group in dom0, and 0 in a member or when
- * the answer is not 0.
+ * answers it only between two live members of one group, with the
+ * peer's page count. @group (may be NULL) gets the peer's group in
+ * dom0, and 0 in a member or when the answer is not 0; @tot_pages (may
+ * be NULL) the page count when the answer is 0.
  */
-int xfab_wn_peer_state(u16 peer, u32 *group)
+int xfab_wn_peer_state(u16 peer, u32 *group, u64 *tot_pages)
 {
 	struct xfab_group_op op = { .op = XFAB_GROUP_FRAMES,
 				    .start = XFAB_GROUP_END };
@@ -102,16 +103,7 @@ int xfab_wn_peer_state(u16 peer, u32 *group)
 		rc = dom0_peer_state(peer, &g);
 	if (group)
 		*group = g;
-	return rc;
-}
-
-/* The pages @peer holds now (what its window should map). */
-int xfab_wn_peer_pages(u16 peer, u64 *tot_pages)
-{
-	struct xfab_group_op op = { .op = XFAB_GROUP_QUERY };
-	int rc = xfab_wn_domctl(peer, &op);
-
-	if (!rc)
+	if (tot_pages)
 		*tot_pages = op.tot_pages;
 	return rc;
 }
