@@ -9,43 +9,49 @@
 #
 # Environment (each checked here, before the testbed boots, and passed to
 # the scenarios; docs/bench.md says what each does):
-#   BENCH_SECS      seconds per measured run (10; --quick 4)
-#   BENCH_REPEATS   rounds (3; --quick 1)
-#   BENCH_SIZES     netperf message sizes, bytes or KiB ("1K 16K 64K";
-#                   --quick "16K")
+#   BENCH_SECS      seconds per measured run (2)
+#   BENCH_REPEATS   rounds (7; --quick 1)
+#   BENCH_SIZES     netperf message sizes, bytes or KiB ("16K")
 #   BLK_RECORDS     IOZone record sizes in KiB ("1024")
 #   NFS_RECORDS     IOZone record sizes over NFS, KiB ("1024")
-#   NFS_FILE_MB     IOZone's file over NFS, MiB (64; --quick 16)
-#   BENCH_D2        1: also the second domU and the domU-to-domU run
-#                   (1; --quick 0)
+#   NFS_FILE_MB     IOZone's file over NFS, MiB (32; --quick 16)
+#   BENCH_D2        1: also the second domU and the domU-to-domU run (1)
+#   BENCH_MORE      1: also the workloads outside the headline (bench.sh
+#                   says which; about twice the time)
 #   BENCH_PROFILE   1: a profiled round first (perf in dom0 and the domU
 #                   around every run; its top symbols in the report, its
 #                   results in no table)
-#   BENCH_SETS      network sets (tests/vm/guest/bench.sh, BENCH_NET_SETS)
-#   BLK_SETS        block sets (BENCH_BLK_SETS there)
+#   BENCH_SETS      network sets (tests/vm/guest/bench.sh, BENCH_NET_SETS;
+#                   --quick "stock xfabptr")
+#   BLK_SETS        block sets (BENCH_BLK_SETS there; --quick "stockbig xfab")
 #   BENCH_KICK_US, BENCH_DEFER, BENCH_FLUSH_NS, BLK_POLL_US: the settings
 #                   of the xfabkick, xfabdefer and xfab block sets
 #   BLK_FE_KARGS    block frontend parameters for every block set, as
 #                   kernel arguments (module.param=value)
-# --quick is a first look: one round, 4 s runs, 16K messages
-# only, one domU.
+# The full bench (seven rounds of the default sets) is what the report's
+# intervals need, in about 70 minutes on a fast day (docs/bench.md, "How
+# long": parts measured, the whole estimated); --quick is a first look at
+# one pair per benchmark, one round.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-secs=${BENCH_SECS:-10} reps=${BENCH_REPEATS:-3} sizes=${BENCH_SIZES:-"1K 16K 64K"} d2=${BENCH_D2:-1}
-nfs_mb=${NFS_FILE_MB:-64}
+secs=${BENCH_SECS:-2} reps=${BENCH_REPEATS:-7} sizes=${BENCH_SIZES:-16K} d2=${BENCH_D2:-1}
+nfs_mb=${NFS_FILE_MB:-32} more=${BENCH_MORE:-0}
+net_sets=${BENCH_SETS:-} blk_sets=${BLK_SETS:-}
 if [ "${1:-}" = --quick ]; then
 	shift
-	secs=${BENCH_SECS:-4} reps=${BENCH_REPEATS:-1} sizes=${BENCH_SIZES:-16K} d2=${BENCH_D2:-0}
-	nfs_mb=${NFS_FILE_MB:-16}
+	reps=${BENCH_REPEATS:-1} nfs_mb=${NFS_FILE_MB:-16}
+	net_sets=${BENCH_SETS:-"stock xfabptr"} blk_sets=${BLK_SETS:-"stockbig xfab"}
 fi
 bad() { echo "bench: $*" >&2; exit 2; }
 # the set names and bench_check_sets (after the settings above are read:
 # it gives unset ones its own defaults)
 . tests/vm/guest/bench.sh
+net_sets=${net_sets:-$BENCH_NET_DEFAULT} blk_sets=${blk_sets:-$BENCH_BLK_DEFAULT}
 for v in "$secs" "$reps"; do
 	[[ "$v" =~ ^[1-9][0-9]*$ ]] || bad "BENCH_SECS and BENCH_REPEATS must be positive integers (got '$v')"
 done
 [[ "$d2" =~ ^[01]$ ]] || bad "BENCH_D2 must be 0 or 1 (got '$d2')"
+[[ "$more" =~ ^[01]$ ]] || bad "BENCH_MORE must be 0 or 1 (got '$more')"
 [[ "${BENCH_PROFILE:-0}" =~ ^[01]$ ]] || bad "BENCH_PROFILE must be 0 or 1 (got '$BENCH_PROFILE')"
 [[ "$sizes" =~ ^[1-9][0-9]*K?( [1-9][0-9]*K?)*$ ]] ||
 	bad "BENCH_SIZES must be message sizes in bytes or KiB, like '512 1K 16K 64K' (got '$sizes')"
@@ -60,7 +66,6 @@ for r in ${NFS_RECORDS:-1024}; do
 	[ "$r" -le $((nfs_mb * 1024)) ] ||
 		bad "NFS_RECORDS: a record of $r KiB does not fit a file of NFS_FILE_MB=$nfs_mb MiB"
 done
-net_sets=${BENCH_SETS:-$BENCH_NET_DEFAULT} blk_sets=${BLK_SETS:-$BENCH_BLK_DEFAULT}
 why=$(bench_check_sets net "$net_sets") || bad "BENCH_SETS: $why"
 why=$(bench_check_sets blk "$blk_sets") || bad "BLK_SETS: $why"
 envs=(--env "BENCH_SECS=$secs" --env "BENCH_REPEATS=$reps" --env "BENCH_SIZES=$sizes"
@@ -69,6 +74,7 @@ envs=(--env "BENCH_SECS=$secs" --env "BENCH_REPEATS=$reps" --env "BENCH_SIZES=$s
 	--env "NFS_FILE_MB=$nfs_mb")
 # bench.sh and dom0-run.sh test it for being non-empty
 [ "${BENCH_PROFILE:-0}" = 1 ] && envs+=(--env BENCH_PROFILE=1)
+[ "$more" = 1 ] && envs+=(--env BENCH_MORE=1)
 for k in BENCH_KICK_US BENCH_DEFER BENCH_FLUSH_NS BLK_POLL_US; do
 	[ -n "${!k:-}" ] || continue
 	[[ "${!k}" =~ ^[0-9]+$ ]] || bad "$k must be a number (got '${!k}')"
@@ -89,6 +95,7 @@ esac
 tests/vm/deps.sh python3-matplotlib
 prof=""
 [ "${BENCH_PROFILE:-0}" = 1 ] && prof=" after a profiled one"
+[ "$more" = 1 ] && prof+=", every workload (BENCH_MORE)"
 echo "[bench] $reps round(s)$prof, ${secs}s per run; network sets: $net_sets" \
 	"(message sizes $sizes); block sets: $blk_sets"
 rc=0

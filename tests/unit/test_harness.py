@@ -944,6 +944,21 @@ class BenchPairingTest(unittest.TestCase):
         return subprocess.run(["bash", "-c", f'. "{self.BENCH_SH}"; ' + script],
                               capture_output=True, text=True)
 
+    def test_null_run_once_a_round_unless_more(self):
+        # bench_measure's arguments: SET REP WORKLOAD DOMU CMD (on stderr:
+        # bench_null drops the workload's output)
+        stub = 'bench_measure() { echo "$1:$2:$3:$4:$5" >&2; }; '
+        r = self.bash(stub + 'BENCH_SECS=3; bench_null xfab 1 d1 stocksafe; '
+                      'bench_null stocksafe 1 d1 stocksafe; BENCH_MORE=1; '
+                      'bench_null xfab 2 a stocksafe')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stderr.splitlines(),
+                         ["stocksafe:1:null:d1:sleep 3", "xfab:2:null:a:sleep 3"])
+
+    def test_reference_in_every_third_round(self):
+        r = self.bash('for r in 0 1 2 3 4 5 6 7 8; do bench_ref_round $r && echo $r; done')
+        self.assertEqual(r.stdout.split(), ["1", "4", "7"])
+
     def test_sign_interval_known_inputs(self):
         # 7 values: only min..max reaches 95 % (1 - 2/128 = 98.4 %)
         self.assertEqual(report.sign_interval([5, 1, 7, 3, 2, 6, 4]),
@@ -1102,7 +1117,8 @@ class BenchPairingTest(unittest.TestCase):
                          (("NFS_RECORDS", "64 1M"), "NFS_RECORDS must be IOZone record sizes"),
                          (("NFS_FILE_MB", "500"), "from 1 to 192"),
                          (("BENCH_PROFILE", "yes"), "BENCH_PROFILE must be 0 or 1"),
-                         (("NFS_RECORDS", "131072"), "does not fit a file of NFS_FILE_MB=64")):
+                         (("BENCH_MORE", "all"), "BENCH_MORE must be 0 or 1"),
+                         (("NFS_RECORDS", "65536"), "does not fit a file of NFS_FILE_MB=32")):
             r = subprocess.run(["bash", self.RUN_SH], capture_output=True, text=True,
                                env={**os.environ, env[0]: env[1]}, timeout=30)
             self.assertEqual(r.returncode, 2, r.stderr)

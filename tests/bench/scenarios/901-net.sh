@@ -2,29 +2,34 @@
 # 901 network benchmark, stock pairs vs xfab pairs, trust-matched
 # Objective: the raw figures of `make bench` for the network: netperf
 #   TCP_STREAM (domU -> dom0) and TCP_MAERTS (dom0 -> domU) at each of
-#   BENCH_SIZES, TCP_RR, UDP_STREAM with 64-byte messages each way
+#   BENCH_SIZES, TCP_RR, UDP_STREAM of 64-byte messages d1 -> dom0
 #   (packets/s as the receiver counted them), TCP_STREAM d1 -> d2
-#   through dom0's bridge, TCP_STREAM 16K from d1 with its TSO and GSO
-#   off (one packet per TCP segment: what xfab_netback's LRO merges;
-#   for the xfab pair also with LRO off, as set xfabnl), TCP_STREAM
-#   over loopback inside d1 at each size (the "monolithic" reference,
-#   no driver involved), and a null run (the harness's snapshots around a sleep:
-#   what the harness itself costs). Cost counters around every run.
+#   through dom0's bridge, TCP_STREAM over loopback inside d1 at each
+#   size (the "monolithic" reference, no driver involved, in rounds 1,
+#   4, 7, ...: bench_ref_round),
+#   and a null run (the harness's snapshots around a sleep: what the
+#   harness itself costs; once a round). With BENCH_MORE also UDP
+#   dom0 -> d1, TCP_STREAM 16K from d1 with its TSO and GSO off (one
+#   packet per TCP segment: what xfab_netback's LRO merges; for the xfab
+#   pair also with LRO off, as set xfabnl), and the null run in every
+#   set's turn. Cost counters around every run.
 #   Every round runs every set of BENCH_SETS, in an order rotated each
 #   round (bench.sh's bench_order). The default sets are two
 #   trust-matched pairs: stocksafe (xen-netfront with trusted=0: it
 #   bounces TX and RX through private pages) against xfab (default
 #   trust: TX copied into the bounce pool), and stock (TX granted in
-#   place) against xfabro (relaxed trust: TX granted in place). More
-#   sets are experiments on the xfab pair: xfabpoll (the backend's
-#   in-ring polling on: ethtool -C rx-usecs 50), xfablend (the guests
-#   lend RX pool pages to their stack: xfab_netfront.rx_lend=256, in
-#   relaxed trust, the only trust it lends in), xfabkick (xfab_netback
-#   notifies a guest at most once per BENCH_KICK_US, 1000; ethtool -C
-#   tx-usecs) and xfabdefer (the guest's NAPI defers RX interrupts:
-#   napi_defer_hard_irqs BENCH_DEFER, 2, and gro_flush_timeout
-#   BENCH_FLUSH_NS, 50000). Fails only if a workload does not run or a
-#   set's setting did not reach its driver.
+#   place) against xfabptr (pointer mode: TX passed by pointer through
+#   dom0's window, domU -> domU by reference; run.sh boots the patched
+#   Xen for it). More sets are xfabro (relaxed trust: TX granted in
+#   place, no pointer mode) and experiments on the xfab pair: xfabpoll
+#   (the backend's in-ring polling on: ethtool -C rx-usecs 50), xfablend
+#   (the guests lend RX pool pages to their stack:
+#   xfab_netfront.rx_lend=256, in relaxed trust, the only trust it lends
+#   in), xfabkick (xfab_netback notifies a guest at most once per
+#   BENCH_KICK_US, 1000; ethtool -C tx-usecs) and xfabdefer (the guest's
+#   NAPI defers RX interrupts: napi_defer_hard_irqs BENCH_DEFER, 2, and
+#   gro_flush_timeout BENCH_FLUSH_NS, 50000). Fails only if a workload
+#   does not run or a set's setting did not reach its driver.
 # Topology: dom0 (the set's backend, bridge xenbr0 10.0.0.1/24, netserver)
 #   <-> d1 (10.0.0.2/24, 2 vCPUs) and d2 (10.0.0.3/24, 1 vCPU; not with
 #   BENCH_D2=0), both with the set's frontend. The domUs are booted once
@@ -82,24 +87,23 @@ bench_net_set() {
 	done
 	wait_for 30 ping -c 1 -W 1 10.0.0.2 || fail "$set: d1 does not answer ping"
 	local T=$BENCH_SECS size
-	# The harness alone: the same snapshots and agent round trip around
-	# a run that moves nothing, so the report shows what the harness
-	# costs each domain in a window.
-	bench_measure "$set" "$rep" null d1 "sleep $T" >/dev/null || exit $?
+	bench_null "$set" "$rep" d1 "${BENCH_SETS%% *}"
 	for size in $BENCH_SIZES; do
 		np "$set" "$rep" "tcp_stream_$size" mbit "-H 10.0.0.1 -t TCP_STREAM -l $T -P 0 -f m -- -m $size"
 		np "$set" "$rep" "tcp_maerts_$size" mbit "-H 10.0.0.1 -t TCP_MAERTS -l $T -P 0 -f m -- -m $size"
 	done
 	np "$set" "$rep" tcp_rr trans_s "-H 10.0.0.1 -t TCP_RR -l $T -P 0"
 	np_udp "$set" "$rep"
-	np_udp "$set" "$rep" in
-	np_nogso "$set" "$rep"
+	if bench_more; then
+		np_udp "$set" "$rep" in
+		np_nogso "$set" "$rep"
+	fi
 	# the copies into d2's RX pool count too (cost_snap)
 	[ "$BENCH_D2" = 1 ] && MEASURE_ALSO=$(domu_id d2) \
 		np "$set" "$rep" d1_to_d2_16K mbit "-H 10.0.0.3 -t TCP_STREAM -l $T -P 0 -f m -- -m 16K"
-	# The reference does not depend on the set: measure it once a round,
-	# at every size (the "monolithic" curve).
-	if [ "$set" = "${BENCH_SETS%% *}" ]; then
+	# The reference does not depend on the set: measured in every third
+	# round (bench_ref_round), at every size (the "monolithic" curve).
+	if [ "$set" = "${BENCH_SETS%% *}" ] && bench_ref_round "$rep"; then
 		for size in $BENCH_SIZES; do
 			np ref "$rep" "tcp_stream_$size" mbit "-H 127.0.0.1 -t TCP_STREAM -l $T -P 0 -f m -- -m $size"
 		done

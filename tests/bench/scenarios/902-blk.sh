@@ -2,21 +2,23 @@
 # 902 block benchmark, stock pairs vs xfab pairs (copy, and in place)
 # Objective: the raw figures of `make bench` for the block drivers, on a
 #   dom0 RAM disk lent to the domU: fio sequential write and read (1 MiB,
-#   iodepth 4, and iodepth 1: one request at a time, as IOZone issues
-#   them), fio 4 KiB random read at iodepth 32 (IOPS), and IOZone
-#   (O_DIRECT) on ext4 on that disk at each record size of BLK_RECORDS
-#   (KiB, default 1024); the same fio and IOZone on a RAM disk inside
-#   the domU are the "monolithic" reference.
+#   iodepth 4; with BENCH_MORE also iodepth 1: one request at a time, as
+#   IOZone issues them), fio 4 KiB random read at iodepth 32 (IOPS), and
+#   IOZone (O_DIRECT) on ext4 on that disk at each record size of
+#   BLK_RECORDS (KiB, default 1024); the same fio and IOZone on a RAM
+#   disk inside the domU are the "monolithic" reference (rounds 1, 4,
+#   7, ...: bench_ref_round).
 #   Every round runs every set of BLK_SETS, in an order rotated each
-#   round. Default sets: stock (xen-blkfront/xen-blkback), stockbig
-#   (xen-blkfront with max_indirect_segments=256: 1 MiB requests, as
-#   xfab sends, where stock's default is 128 KiB), xfab (the xfab pair,
-#   default trust: writes copied through the frontend's pool) and xfabro
-#   (the xfab pair with xfab-trust=relaxed: writes read in place). More
-#   sets, run only when BLK_SETS names them: stocksafe (xen-blkfront with
-#   trusted=0: it copies through pages of its own), xfabsp
-#   (xfab_blkfront.split_kb=256: lone large requests in parts) and xfabnp
-#   (xfab_blkback.poll_us=0: no in-ring polling). Cost counters around
+#   round. Default sets: stockbig (xen-blkfront with
+#   max_indirect_segments=256: 1 MiB requests, as xfab sends, where
+#   stock's default is 128 KiB), xfab (the xfab pair, default trust:
+#   writes copied through the frontend's pool) and xfabro (the xfab pair
+#   with xfab-trust=relaxed: writes read in place). More sets, run only
+#   when BLK_SETS names them: stock (xen-blkfront/xen-blkback as they
+#   come), stocksafe (xen-blkfront with trusted=0: it copies through
+#   pages of its own), xfabsp (xfab_blkfront.split_kb=256: lone large
+#   requests in parts) and xfabnp (xfab_blkback.poll_us=0: no in-ring
+#   polling). Cost counters around
 #   every run (requests from the domU's diskstats, grant map/unmap
 #   hypercalls and notifications from the xfab counters, interrupts and
 #   /proc/stat ticks both sides). Fails only if a workload does not run
@@ -121,8 +123,10 @@ blk_workloads() {
 	local set=$1 rep=$2 dev=$3
 	fio_run "$set" "$rep" seq_write_1m "$dev" "--rw=write --bs=1m --iodepth=4" 48 mib_s 1024
 	fio_run "$set" "$rep" seq_read_1m "$dev" "--rw=read --bs=1m --iodepth=4" 7 mib_s 1024
-	fio_run "$set" "$rep" seq_write_1m_qd1 "$dev" "--rw=write --bs=1m --iodepth=1" 48 mib_s 1024
-	fio_run "$set" "$rep" seq_read_1m_qd1 "$dev" "--rw=read --bs=1m --iodepth=1" 7 mib_s 1024
+	if bench_more; then
+		fio_run "$set" "$rep" seq_write_1m_qd1 "$dev" "--rw=write --bs=1m --iodepth=1" 48 mib_s 1024
+		fio_run "$set" "$rep" seq_read_1m_qd1 "$dev" "--rw=read --bs=1m --iodepth=1" 7 mib_s 1024
+	fi
 	fio_run "$set" "$rep" randread_4k_qd32 "$dev" "--rw=randread --bs=4k --iodepth=32" 8 iops 1
 	iozone_run "$set" "$rep" "$dev"
 }
@@ -168,7 +172,7 @@ bench_blk_set() {
 		got=$(blk_stat d1 xvdb polls)
 		[ "$got" = 0 ] || fail "xfabnp: xfab_blkback polled $got times with poll_us=0"
 	fi
-	if [ "$set" = "${BLK_SETS%% *}" ]; then
+	if [ "$set" = "${BLK_SETS%% *}" ] && bench_ref_round "$rep"; then
 		domu_must d1 30 "/usr/sbin/modprobe brd rd_nr=1 rd_size=$((BLK_SIZE_MB * 1024))" >/dev/null || exit $?
 		blk_workloads ref "$rep" ram0
 		# its memory back for the sets after it

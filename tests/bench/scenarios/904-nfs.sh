@@ -7,7 +7,7 @@
 #   mounts it through the set's network pair. In c: IOZone with O_DIRECT
 #   (write, rewrite, read, reread, random read, random write) at each
 #   record size of NFS_RECORDS (KiB, default 1024) on a file of
-#   NFS_FILE_MB (64; --quick 16), and fio sequential
+#   NFS_FILE_MB (32; --quick 16), and with BENCH_MORE fio sequential
 #   write and read of 1 MiB (O_DIRECT, iodepth 4) on a file of the mount.
 #   The reference: the same IOZone in s on /srv, its own filesystem on
 #   the same disk, no network (workloads nfs_local_*): the report gives
@@ -35,11 +35,11 @@ BLK_SIZE_MB=320
 
 # IOZone -I on DIR in domain NAME at each record size of NFS_RECORDS,
 # recorded as PREFIX_<phase>_<R>K in MiB/s, on a file of NFS_FILE_MB at
-# every record size (64; --quick 16): over NFS under TCG a phase moves
+# every record size (32; --quick 16): over NFS under TCG a phase moves
 # 5-10 MiB/s, so 902's 256 records (256 MiB at 1 MiB) would take minutes
 # a phase, and the file and fio's must fit s's disk.
 nfs_iozone() {
-	local set=$1 rep=$2 name=$3 dir=$4 prefix=$5 r kb=$((${NFS_FILE_MB:-64} * 1024)) out vals ph i
+	local set=$1 rep=$2 name=$3 dir=$4 prefix=$5 r kb=$((${NFS_FILE_MB:-32} * 1024)) out vals ph i
 	for r in ${NFS_RECORDS:-1024}; do
 		out=$(MEASURE_TMO=1200 bench_measure "$set" "$rep" "${prefix}_iozone_${r}K" "$name" \
 			"iozone -I -i 0 -i 1 -i 2 -r $r -s $kb -f $dir/iozone.tmp; rc=\$?; rm -f $dir/iozone.tmp; exit \$rc") ||
@@ -104,10 +104,12 @@ bench_nfs_set() {
 	nfs_serve s xvdb
 	nfs_mount c
 	NFS_UP=1
-	bench_measure "$set" "$rep" null c "sleep $BENCH_SECS" >/dev/null || exit $?
+	bench_null "$set" "$rep" c "${BENCH_SETS%% *}"
 	nfs_iozone "$set" "$rep" c /mnt/nfs nfs
-	nfs_fio "$set" "$rep" nfs_fio_write_1m "--rw=write --bs=1m --iodepth=4" 48
-	nfs_fio "$set" "$rep" nfs_fio_read_1m "--rw=read --bs=1m --iodepth=4" 7
+	if bench_more; then
+		nfs_fio "$set" "$rep" nfs_fio_write_1m "--rw=write --bs=1m --iodepth=4" 48
+		nfs_fio "$set" "$rep" nfs_fio_read_1m "--rw=read --bs=1m --iodepth=4" 7
+	fi
 	nfs_iozone "$set" "$rep" s /srv nfs_local
 }
 

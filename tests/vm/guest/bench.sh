@@ -12,10 +12,16 @@
 # beside this file: dom0's /xfab/guest, or the host's tree
 . "${BASH_SOURCE[0]%/*}/net.sh"
 
-BENCH_SECS=${BENCH_SECS:-10}		# seconds per measured run
-BENCH_REPEATS=${BENCH_REPEATS:-3}	# rounds over the sets
-BENCH_SIZES=${BENCH_SIZES:-"1K 16K 64K"}	# netperf message sizes
-BENCH_D2=${BENCH_D2:-1}			# 0: no second domU (quick mode)
+BENCH_SECS=${BENCH_SECS:-2}		# seconds per measured run
+BENCH_REPEATS=${BENCH_REPEATS:-7}	# rounds over the sets
+BENCH_SIZES=${BENCH_SIZES:-16K}		# netperf message sizes
+BENCH_D2=${BENCH_D2:-1}			# 0: no second domU
+# 1: also the workloads outside the headline (bench_more): 901's UDP
+# dom0 -> domU and its runs with segment offloads off (xfabnl), 902's fio
+# at iodepth 1, 904's fio over NFS, and a null run in every set's turn
+# rather than once a round. Off by default: seven rounds of everything
+# take twice the full bench's 75 minutes on this testbed.
+BENCH_MORE=${BENCH_MORE:-}
 # 1: a profiled round (round 0) before the measured ones: every run of it
 # under perf in dom0 and in the domU, its top symbols recorded, none of
 # its results (perf's own cost would be in them)
@@ -23,9 +29,13 @@ BENCH_PROFILE=${BENCH_PROFILE:-}
 
 # The sets each benchmark knows, the defaults first: the trust-matched
 # pairs the report's headline compares (stocksafe with xfab: both copy
-# what a guest hands its backend; stock with xfabro: both grant it in
-# place; for the block pair stockbig with xfab and xfabro: requests of the
-# same size), then experiments a run names in BENCH_SETS / BLK_SETS.
+# what a guest hands its backend; stock with xfabptr: both hand it over
+# in place, xfab's by pointer; for the block pair stockbig with xfab and
+# xfabro: requests of the same size), then sets a run names in
+# BENCH_SETS / BLK_SETS: xfabro (relaxed trust without pointer mode,
+# also beside stock) and stock's block pair with its 128 KiB requests
+# among them. The defaults are what seven rounds fit in the full bench's
+# 75 minutes (docs/bench.md, "How long").
 #   stocksafe  xen-netfront / xen-blkfront with trusted=0: bounce buffers
 #   stockbig   xen-blkfront with max_indirect_segments=256 (1 MiB requests)
 #   xfabptr    pointer mode (docs/pointer-mode.md): the guests are members
@@ -34,10 +44,10 @@ BENCH_PROFILE=${BENCH_PROFILE:-}
 #              run naming it boots that (tests/bench/run.sh), every set
 #              in the same boot. Beside stock (both hand over a guest's
 #              pages in place).
-BENCH_NET_DEFAULT="stocksafe stock xfab xfabro"
-BENCH_NET_SETS="$BENCH_NET_DEFAULT xfabptr xfabpoll xfablend xfabkick xfabdefer"
-BENCH_BLK_DEFAULT="stock stockbig xfab xfabro"
-BENCH_BLK_SETS="$BENCH_BLK_DEFAULT stocksafe xfabsp xfabnp"
+BENCH_NET_DEFAULT="stocksafe xfab stock xfabptr"
+BENCH_NET_SETS="$BENCH_NET_DEFAULT xfabro xfabpoll xfablend xfabkick xfabdefer"
+BENCH_BLK_DEFAULT="stockbig xfab xfabro"
+BENCH_BLK_SETS="$BENCH_BLK_DEFAULT stock stocksafe xfabsp xfabnp"
 BENCH_SETS=${BENCH_SETS:-$BENCH_NET_DEFAULT}
 
 # bench_check_sets KIND LIST: prints why LIST is not a list of KIND's
@@ -72,6 +82,28 @@ bench_order() {
 	for ((i = 0; i < n; i++)); do
 		echo "${sets[(i + $2 - 1) % n]}"
 	done
+}
+
+# bench_more: true when BENCH_MORE asks for the workloads outside the
+# headline.
+bench_more() { [ -n "$BENCH_MORE" ]; }
+
+# bench_ref_round REP: true in the rounds that also measure the
+# reference (the same workloads inside one domU, no driver: 1, 4, 7,
+# ...). It pairs with no set and does not drift with the drivers, so
+# three values give its median, and the four rounds without it spare
+# the full bench some 3 minutes (902's and 903's take 20-30 s a round).
+bench_ref_round() { [ $((($1 - 1) % 3)) = 0 ]; }
+
+# bench_null SET REP DOMU FIRST: the null run from DOMU (the harness
+# alone: the snapshots and the agent's round trip around a sleep, so the
+# report shows what the harness costs each domain in a window), in the
+# turn of FIRST, the set named first: once a round is enough to know
+# that load, and each run costs the round seconds. With BENCH_MORE, in
+# every set's turn (a driver that polls when idle shows there).
+bench_null() {
+	[ "$1" = "$4" ] || bench_more || return 0
+	bench_measure "$1" "$2" null "$3" "sleep $BENCH_SECS" >/dev/null || exit $?
 }
 
 # bench_rounds SETS FN: FN SET REP for every set of every round, BENCH_REPEATS
