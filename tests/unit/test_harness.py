@@ -442,6 +442,53 @@ qdisc pfifo_fast 0: parent :1 bands 3 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1
         self.assertEqual(rc, 1)
 
 
+class Tcp8Test(unittest.TestCase):
+    """net.sh's net_tcp8 against a stand-in iperf3: all 8 streams must
+    have delivered data at the receiver; the rate is a figure."""
+
+    OUT = """[ ID] Interval           Transfer     Bitrate         Retr
+{streams}[SUM]   0.00-2.00   sec   200 MBytes   839 Mbits/sec  12             sender
+[SUM]   0.00-2.01   sec   198 MBytes   826 Mbits/sec                  receiver
+"""
+
+    def judge(self, sizes):
+        import subprocess
+        streams = "".join(
+            f"[{5 + 2 * i:3d}]   0.00-2.00   sec  {s} MBytes   {s} Mbits/sec    0             sender\n"
+            f"[{5 + 2 * i:3d}]   0.00-2.01   sec  {s} MBytes   {s} Mbits/sec                  receiver\n"
+            for i, s in enumerate(sizes))
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(f"{d}/out")
+            with open(f"{d}/iperf.out", "w") as f:
+                f.write(self.OUT.format(streams=streams))
+            guest = os.path.join(HERE, "..", "vm", "guest")
+            r = subprocess.run(
+                ["bash", "-c", f'. "{guest}/lib.sh"; . "{guest}/net.sh"; '
+                 f'iperf3() {{ cat "{d}/iperf.out"; }}; timeout() {{ shift; "$@"; }}; '
+                 'net_tcp8 dom0_to_domu; echo judged'],
+                capture_output=True, text=True, timeout=30,
+                env={**os.environ, "W": d, "XFAB": d, "XFAB_SCEN": "t"})
+            figs = ""
+            if os.path.exists(f"{d}/out/t.figs"):
+                with open(f"{d}/out/t.figs") as f:
+                    figs = f.read().strip()
+            return r.returncode, r.stdout, figs
+
+    def test_all_streams_deliver(self):
+        rc, out, figs = self.judge(["24.7"] * 8)
+        self.assertEqual(rc, 0, out)
+        self.assertIn("judged", out)
+        self.assertEqual(figs, "tcp8_dom0_to_domu 826 Mbits/sec")
+
+    def test_a_stream_with_nothing_fails(self):
+        rc, out, figs = self.judge(["28.1"] * 7 + ["0.00"])
+        self.assertEqual(rc, 1)
+        self.assertIn("7 of 8 streams delivered data", out)
+        self.assertEqual(figs, "")
+        rc, out, _ = self.judge(["28.1"] * 6)
+        self.assertIn("6 of 8 streams", out)
+
+
 class RunConfTest(unittest.TestCase):
     """run.conf is sourced by the dom0 runner: it must set what it says."""
 

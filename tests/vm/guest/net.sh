@@ -113,6 +113,26 @@ udp_burst() {
 	echo "$out" | awk '/receiver/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\/[0-9]+$/) { split($i, a, "/"); print a[1], a[2] } }' | tail -n 1
 }
 
+# net_tcp8 NAME [-R]: iperf3 with 8 TCP streams, dom0 -> d1 (-R: d1 ->
+# dom0), for 2 s; every stream must have delivered data at the receiver
+# (a stream stuck at 0 bytes is a flow the driver's queues lost). The
+# rate goes in figure tcp8_NAME: recorded, not judged (make bench's).
+net_tcp8() {
+	local name=$1 l
+	shift
+	l=$(timeout 60 iperf3 -c 10.0.0.2 -P 8 -t 2 "$@" 2>&1 | awk '
+		/receiver/ && /^\[ *[0-9]+\]/ {
+			for (i = 1; i < NF; i++)
+				if ($i == "sec") { if ($(i + 1) > 0) n++; break }
+		}
+		/^\[SUM\].*receiver/ { r = $(NF - 2) " " $(NF - 1) }
+		END { if (r != "") print n + 0, r }')
+	[ -n "$l" ] || fail "iperf3 -P 8 $name gave no result"
+	[ "${l%% *}" = 8 ] ||
+		fail "iperf3 -P 8 $name: ${l%% *} of 8 streams delivered data at the receiver"
+	figure "tcp8_$name" "${l#* }"
+}
+
 # queue_sent DEV: packets TX queues 0 and 1 of dom0's DEV sent, "N0 N1"
 # (0 for a queue with no count): the children of its mq qdisc, :1 and
 # :2, count them per queue whatever the driver (tc -s; the guests'
@@ -221,12 +241,8 @@ net_interop() {
 	n=$(xenstore-read "/local/domain/$id/device/vif/0/multi-queue-num-queues" 2>/dev/null)
 	[ "$n" = 2 ] || fail "frontend asked for '${n:-1}' queues with 2 vCPUs, want 2"
 	# 8 streams for 2 s: enough for both queues to carry traffic
-	l=$(timeout 60 iperf3 -c 10.0.0.2 -P 8 -t 2 2>&1 | awk '/SUM.*receiver/ { print $(NF-2), $(NF-1) }')
-	[ -n "$l" ] || fail "iperf3 -P 8 dom0->d1 gave no result"
-	figure tcp8_dom0_to_domu "$l"
-	l=$(timeout 60 iperf3 -c 10.0.0.2 -P 8 -t 2 -R 2>&1 | awk '/SUM.*receiver/ { print $(NF-2), $(NF-1) }')
-	[ -n "$l" ] || fail "iperf3 -P 8 d1->dom0 gave no result"
-	figure tcp8_domu_to_dom0 "$l"
+	net_tcp8 dom0_to_domu
+	net_tcp8 domu_to_dom0 -R
 	q0=$(irq_count "vif$id\\.0-q0")
 	q1=$(irq_count "vif$id\\.0-q1")
 	figure irqs_q0 "$q0"
