@@ -5,7 +5,8 @@
 #   the stock x stock cell of the network interop matrix (net_interop in
 #   net.sh: ping 56..1472 and jumbo both ways, 64 MiB of seeded TCP each
 #   way at once with sha256 compared on both ends, UDP bursts, 2 queues
-#   both used); fio with verify=crc32c on the vbd; a file written, caches
+#   both used); blk_fio_verify's crc32c-verified fio jobs on the vbd
+#   (blk.sh, every job's error judged); a file written, caches
 #   dropped, read back with the same sha256; the negotiated xenstore
 #   features recorded as figures.
 # Topology: dom0 (xen-netback, xen-blkback, bridge xenbr0 10.0.0.1/24)
@@ -18,19 +19,14 @@
 #   and 031, show the stock drivers work on the testbed)
 . /xfab/guest/lib.sh
 . /xfab/guest/net.sh
+. /xfab/guest/blk.sh
 hotplug_scripts debian || error "could not switch to Debian's hotplug scripts"
 
 load_backend xen-blkback
 net_interop xen-netfront,xen-blkfront xen-netback --disk 'phy:/dev/vdc,xvdb,w'
 
-log "fio verify=crc32c on xvdb"
-out=$(domu_must d1 900 "fio --name=verify --filename=/dev/xvdb --rw=randwrite \
-	--bs=64k --size=64M --ioengine=libaio --iodepth=16 --direct=1 \
-	--verify=crc32c --verify_fatal=1 --do_verify=1 --minimal") || exit $?
-echo "$out" | tail -n 1
-# terse format v3: field 5 = error, 48 = write bandwidth KiB/s
-figure fio_verify_err "$(echo "$out" | tail -n 1 | cut -d';' -f5)"
-figure fio_randwrite_kib_s "$(echo "$out" | tail -n 1 | cut -d';' -f48)"
+# the jobs every block cell runs, judged job by job (blk.sh)
+blk_fio_verify d1 xvdb
 
 log "file through ext4, caches dropped, read back"
 out=$(domu_must d1 600 "mkfs.ext4 -q -F /dev/xvdb && mount -t ext4 /dev/xvdb /mnt &&
