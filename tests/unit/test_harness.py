@@ -1002,6 +1002,18 @@ class BenchPairingTest(unittest.TestCase):
         self.assertEqual(r.stderr.splitlines(),
                          ["stocksafe:1:null:d1:sleep 3", "xfab:2:null:a:sleep 3"])
 
+    def test_first_and_last_values_of_the_agent_keys(self):
+        out = "@irqs 10\n@stat 1 2 3 4 5 6\nnetperf says 42\n@irqs 15\n@stat 2 3 4 5 6 7"
+        r = self.bash(f'domu_first_last "{out}" "@irqs @fekicks @stat"')
+        self.assertEqual(r.stdout.splitlines(),
+                         ["10 - 1 2 3 4 5 6", "15 - 2 3 4 5 6 7"])
+
+    def test_domain_ids_cached_in_the_scenarios_shell(self):
+        # xl is asked once, by bench_ids; subshells read the cache
+        r = self.bash('domu_id() { echo 7; }; bench_ids d1; '
+                      'domu_id() { echo xl-asked; }; echo "$(bench_id d1) $(bench_id d2)"')
+        self.assertEqual(r.stdout.strip(), "7 xl-asked")
+
     def test_reference_in_every_third_round(self):
         r = self.bash('for r in 0 1 2 3 4 5 6 7 8; do bench_ref_round $r && echo $r; done')
         self.assertEqual(r.stdout.split(), ["1", "4", "7"])

@@ -63,7 +63,7 @@ np_udp() {
 # with LRO (rx-gro-hw) off on its vif, recorded as set xfabnl.
 np_nogso() {
 	local set=$1 rep=$2 vif args="-H 10.0.0.1 -t TCP_STREAM -l $BENCH_SECS -P 0 -f m -- -m 16K"
-	vif=vif$(domu_id d1).0
+	vif=vif$(bench_id d1).0
 	domu_must d1 30 "ethtool -K eth0 tso off gso off" >/dev/null || exit $?
 	np "$set" "$rep" tcp_stream_nogso_16K mbit "$args"
 	if [ "$set" = xfab ]; then
@@ -99,7 +99,7 @@ bench_net_set() {
 		np_nogso "$set" "$rep"
 	fi
 	# the copies into d2's RX pool count too (cost_snap)
-	[ "$BENCH_D2" = 1 ] && MEASURE_ALSO=$(domu_id d2) \
+	[ "$BENCH_D2" = 1 ] && MEASURE_ALSO=$(bench_id d2) \
 		np "$set" "$rep" d1_to_d2_16K mbit "-H 10.0.0.3 -t TCP_STREAM -l $T -P 0 -f m -- -m 16K"
 	# The reference does not depend on the set: measured in every third
 	# round (bench_ref_round), at every size (the "monolithic" curve).
@@ -115,6 +115,7 @@ pgrep -x netserver >/dev/null || netserver >/dev/null 2>&1 || fail "netserver wo
 log "bench: $BENCH_REPEATS rounds of '$BENCH_SETS', ${BENCH_SECS}s runs, sizes $BENCH_SIZES"
 domu_start d1 --novif --mods "" --vcpus 2
 [ "$BENCH_D2" = 1 ] && domu_start d2 --novif --mods "" --vcpus 1
+bench_ids $(xl list | awk 'NR > 2 { print $1 }')
 bench_rounds "$BENCH_SETS" bench_net_set
 for s in $(xl list | awk 'NR > 2 { print $1 }'); do
 	domu_destroy "$s" >/dev/null

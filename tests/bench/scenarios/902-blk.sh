@@ -51,37 +51,42 @@ d=/sys/bus/xen/devices/vbd-$H/statistics;
 if [ -d \$d ]; then echo @fekicks \$(cat \$d/kicks); echo @copied \$(cat \$d/bytes_copied);
 else echo @fekicks -; echo @copied -; fi"
 
-# dom0 side: backend interrupts and xfab_blkback's map and unmap
-# hypercalls, kicks and in-ring polls ("-" for stock). CPU time: both
-# domains' /proc/stat ticks (bench.sh's stat_snap and DOMU_STAT).
+# blk_snap ID: dom0's side for domain ID's xvdb: backend interrupts and
+# xfab_blkback's map and unmap hypercalls, kicks and in-ring polls ("-"
+# for stock), read with the shell's own read (twice a run; a cat each
+# cost 0.1-0.2 s under TCG). CPU time: both domains' /proc/stat ticks
+# (bench.sh's stat_snap and DOMU_STAT).
 BLK_BE_COUNTERS="map_calls unmap_calls kicks polls"
 blk_snap() {
-	local d c
-	d=$(blk_sysdir d1 xvdb)/statistics
-	echo "$(irq_count '^(blkif-backend|xfab-blk)')" \
-		"$(for c in $BLK_BE_COUNTERS; do if [ -e "$d/$c" ]; then cat "$d/$c"; else echo -; fi; done | tr '\n' ' ')"
+	local d=/sys/bus/xen-backend/devices/vbd-$1-$H/statistics c v vals=""
+	for c in $BLK_BE_COUNTERS; do
+		v=-
+		[ -e "$d/$c" ] && read -r v <"$d/$c"
+		vals="$vals $v"
+	done
+	echo "$(irq_count '^(blkif-backend|xfab-blk)')$vals"
 }
 
 # blk_measure SET REP WL CMD: CMD in d1 with the counters around it, dom0's
 # ticks read closest to the run (see bench_measure).
 blk_measure() {
-	local set=$1 rep=$2 wl=$3 cmd=$4 a b s0 s1 out k id
+	local set=$1 rep=$2 wl=$3 cmd=$4 a b s0 s1 out fl id
 	local snap="$DOMU_BLK; $DOMU_STAT"
-	id=$(domu_id d1) || error "domain d1 is gone"
+	id=$(bench_id d1) || error "domain d1 is gone"
 	# the profiled round: perf around the run in both domains (bench.sh)
 	prof_begin "$rep"
-	a=$(blk_snap)
+	a=$(blk_snap "$id")
 	s0=$(stat_snap)
 	# CMD in a subshell: IOZone's ends in exit (it unmounts first), which
 	# skipped the snapshot after it and so every IOZone cost
 	out=$(domu_must "$id" $((BENCH_SECS + 120)) "$PROF_PRE $snap; ($cmd); rc=\$?; $PROF_POST $snap; exit \$rc") || exit $?
 	s1=$(stat_snap)
 	prof_end "$set" "$rep" "$wl" "$out"
-	b=$(blk_snap)
+	b=$(blk_snap "$id")
 	cost_rec "$set" "$rep" "$wl" "irq_dom0 map_calls unmap_calls be_kicks polls $(stat_names dom0)" "$a $s0" "$b $s1"
+	fl=$(domu_first_last "$out" "@reqs @sectors @irqs @fekicks @copied @stat")
 	cost_rec "$set" "$rep" "$wl" "reqs sectors irq_domu fe_kicks copied $(stat_names domu)" \
-		"$(for k in reqs sectors irqs fekicks copied stat; do domu_vals "$out" "@$k" 1; done | tr '\n' ' ')" \
-		"$(for k in reqs sectors irqs fekicks copied stat; do domu_vals "$out" "@$k" '$'; done | tr '\n' ' ')"
+		"${fl%%$'\n'*}" "${fl#*$'\n'}"
 	echo "$out" | grep -v '^@' || true
 }
 
@@ -184,6 +189,7 @@ log "block bench: $BENCH_REPEATS rounds of '$BLK_SETS', ${BENCH_SECS}s fio runs"
 # ext4 for IOZone's filesystem: d1's init loads it only with a block
 # frontend on its command line
 domu_start d1 --mods "" --novif --vcpus 2 --mem 768
+bench_ids d1
 domu_load d1 ext4
 bench_rounds "$BLK_SETS" bench_blk_set
 domu_destroy d1 >/dev/null

@@ -47,7 +47,7 @@ bench_chain_set() {
 	# new interfaces: b's second address, forwarding and the routes again
 	chain_route
 	# what b's and c's backends copy counts too (cost_snap)
-	MEASURE_ALSO="$(domu_id b) $(domu_id c)"
+	MEASURE_ALSO="$(bench_id b) $(bench_id c)"
 	bench_null "$set" "$rep" a "${BENCH_SETS%% *}"
 	np_chain "$set" "$rep" chain_stream_16K mbit "-H 10.2.0.2 -t TCP_STREAM -l $T -P 0 -f m -- -m 16K"
 	np_chain "$set" "$rep" chain_rr trans_s "-H 10.2.0.2 -t TCP_RR -l $T -P 0"
@@ -65,6 +65,7 @@ chain_bridges
 for s in a b c; do
 	domu_start "$s" --novif --mods "" --vcpus 1
 done
+bench_ids a b c
 bench_rounds "$BENCH_SETS" bench_chain_set
 chain_down
 pass "chain benchmark: $BENCH_REPEATS rounds of $BENCH_SETS"

@@ -120,6 +120,7 @@ log "NFS appliance bench: $BENCH_REPEATS rounds of '$BENCH_SETS', records ${NFS_
 domu_start s --novif --mods ""
 domu_load s ext4
 domu_start c --novif --mods ""
+bench_ids s c
 NFS_UP=""
 bench_rounds "$BENCH_SETS" bench_nfs_set
 nfs_umount c
