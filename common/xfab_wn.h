@@ -41,10 +41,6 @@ struct xfab_wn *xfab_wn_get(u16 peer);
 /* Drop a reference xfab_wn_get() gave. */
 void xfab_wn_put(struct xfab_wn *wn);
 
-/* The peer's domain id, and how many frames the window maps. */
-u16 xfab_wn_peer(const struct xfab_wn *wn);
-u32 xfab_wn_frames(const struct xfab_wn *wn);
-
 /*
  * dom0: the appliance group the peer was in at the window's last check
  * (within xfab_window's check_ms, sooner when a group record changes);
@@ -59,9 +55,6 @@ u32 xfab_wn_group(const struct xfab_wn *wn);
  * while the caller holds @wn.
  */
 struct page *xfab_wn_page(struct xfab_wn *wn, u64 frame, u32 off, u32 len);
-
-/* Entry @entry's page and peer frame (entries 0 .. frames - 1), or NULL. */
-struct page *xfab_wn_entry(struct xfab_wn *wn, u32 entry, u64 *frame);
 
 /*
  * Is @page a window page, and which peer frame does it map? 0 with

@@ -58,23 +58,11 @@ void xfab_wn_put(struct xfab_wn *wn)
 }
 EXPORT_SYMBOL_GPL(xfab_wn_put);
 
-u16 xfab_wn_peer(const struct xfab_wn *wn)
-{
-	return wn->peer;
-}
-EXPORT_SYMBOL_GPL(xfab_wn_peer);
-
 u32 xfab_wn_group(const struct xfab_wn *wn)
 {
 	return READ_ONCE(wn->group);
 }
 EXPORT_SYMBOL_GPL(xfab_wn_group);
-
-u32 xfab_wn_frames(const struct xfab_wn *wn)
-{
-	return wn->idx.n;
-}
-EXPORT_SYMBOL_GPL(xfab_wn_frames);
 
 struct page *xfab_wn_page(struct xfab_wn *wn, u64 frame, u32 off, u32 len)
 {
@@ -85,15 +73,6 @@ struct page *xfab_wn_page(struct xfab_wn *wn, u64 frame, u32 off, u32 len)
 	return wn->pages[e];
 }
 EXPORT_SYMBOL_GPL(xfab_wn_page);
-
-struct page *xfab_wn_entry(struct xfab_wn *wn, u32 entry, u64 *frame)
-{
-	if (entry >= wn->idx.n)
-		return NULL;
-	*frame = wn->idx.peer[entry];
-	return wn->pages[entry];
-}
-EXPORT_SYMBOL_GPL(xfab_wn_entry);
 
 static bool wn_holds(const struct xfab_wn *wn, u32 e, const struct page *page)
 {

@@ -207,7 +207,7 @@ int wnprobe_bench(struct xfab_wn *wn, char *text, char *out, size_t outlen)
 		goto out;
 	for (r = 0; r < job->rounds; r++) {
 		t0 = ktime_get_ns();
-		rc = copy_round(job, xfab_wn_peer(wn), a, op);
+		rc = copy_round(job, wn->peer, a, op);
 		t_copy += ktime_get_ns() - t0;
 		if (rc)
 			goto out;

@@ -90,9 +90,9 @@ static int scan(char *arg, char *out)
 	wn = xfab_wn_get(peer);
 	if (!wn)
 		return -ENOENT;
-	n = xfab_wn_frames(wn);
+	n = wn->idx.n;
 	for (e = 0; e < n; e++) {
-		pg = xfab_wn_entry(wn, e, &frame);
+		pg = wnprobe_entry(wn, e, &frame);
 		if (!xfab_wn_frame_of(pg, &p2, &f2) && p2 == peer && f2 == frame)
 			tagged++;
 		if (planted(page_address(pg), arg, &whole)) {
@@ -142,7 +142,7 @@ static int write_through(char *arg, char *out)
 	wn = xfab_wn_get(peer);
 	if (!wn)
 		return -ENOENT;
-	pg = xfab_wn_entry(wn, 0, &frame);
+	pg = wn->idx.n ? wnprobe_entry(wn, 0, &frame) : NULL;
 	if (pg) {
 		p = page_address(pg);
 		before = READ_ONCE(*p);
@@ -181,13 +181,13 @@ static void hold_show(char *out)
 	struct page *pg;
 	u64 frame;
 
-	pg = held ? xfab_wn_entry(held, 0, &frame) : NULL;
+	pg = held && held->idx.n ? wnprobe_entry(held, 0, &frame) : NULL;
 	if (!pg) {
 		scnprintf(out, OUT_LEN, "held -\n");
 		return;
 	}
 	scnprintf(out, OUT_LEN, "held %u frames %u first %02x\n",
-		  xfab_wn_peer(held), xfab_wn_frames(held),
+		  held->peer, held->idx.n,
 		  READ_ONCE(*(u8 *)page_address(pg)));
 }
 
