@@ -396,6 +396,24 @@ class DomuExecTest(unittest.TestCase):
         self.assertEqual(r.stdout.split(), ["hello", "rc=3"], r.stderr)
 
 
+def run_net_sh(d, stub, call):
+    """lib.sh and net.sh sourced in bash with W and XFAB in d (d/out made
+    here), the shell text stub first, then call; returns the process and
+    the figures it recorded ("" for none)."""
+    import subprocess
+    os.makedirs(f"{d}/out", exist_ok=True)
+    guest = os.path.join(HERE, "..", "vm", "guest")
+    r = subprocess.run(
+        ["bash", "-c", f'. "{guest}/lib.sh"; . "{guest}/net.sh"; {stub}; {call}'],
+        capture_output=True, text=True, timeout=30,
+        env={**os.environ, "W": d, "XFAB": d, "XFAB_SCEN": "t"})
+    figs = ""
+    if os.path.exists(f"{d}/out/t.figs"):
+        with open(f"{d}/out/t.figs") as f:
+            figs = f.read().strip()
+    return r, figs
+
+
 class QueueUseTest(unittest.TestCase):
     """net.sh's net_queues_used against a stand-in tc: each TX queue's
     packets come from its mq child's "Sent" line, whatever the child
@@ -413,20 +431,12 @@ qdisc pfifo_fast 0: parent :1 bands 3 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1
 """
 
     def judge(self, a, b):
-        import subprocess
         with tempfile.TemporaryDirectory() as d:
-            os.makedirs(f"{d}/out")
             with open(f"{d}/tc.out", "w") as f:
                 f.write(self.MQ.format(a=a, b=b))
-            guest = os.path.join(HERE, "..", "vm", "guest")
-            r = subprocess.run(
-                ["bash", "-c", f'. "{guest}/lib.sh"; . "{guest}/net.sh"; '
-                 f'tc() {{ cat "{d}/tc.out"; }}; '
-                 'net_queues_used vif3.0 to_domu; echo judged'],
-                capture_output=True, text=True, timeout=30,
-                env={**os.environ, "W": d, "XFAB": d, "XFAB_SCEN": "t"})
-            with open(f"{d}/out/t.figs") as f:
-                return r.returncode, r.stdout, f.read().strip()
+            r, figs = run_net_sh(d, f'tc() {{ cat "{d}/tc.out"; }}',
+                                 'net_queues_used vif3.0 to_domu; echo judged')
+            return r.returncode, r.stdout, figs
 
     def test_both_queues_used(self):
         rc, out, figs = self.judge(70, 60)
@@ -452,26 +462,16 @@ class Tcp8Test(unittest.TestCase):
 """
 
     def judge(self, sizes):
-        import subprocess
         streams = "".join(
             f"[{5 + 2 * i:3d}]   0.00-2.00   sec  {s} MBytes   {s} Mbits/sec    0             sender\n"
             f"[{5 + 2 * i:3d}]   0.00-2.01   sec  {s} MBytes   {s} Mbits/sec                  receiver\n"
             for i, s in enumerate(sizes))
         with tempfile.TemporaryDirectory() as d:
-            os.makedirs(f"{d}/out")
             with open(f"{d}/iperf.out", "w") as f:
                 f.write(self.OUT.format(streams=streams))
-            guest = os.path.join(HERE, "..", "vm", "guest")
-            r = subprocess.run(
-                ["bash", "-c", f'. "{guest}/lib.sh"; . "{guest}/net.sh"; '
-                 f'iperf3() {{ cat "{d}/iperf.out"; }}; timeout() {{ shift; "$@"; }}; '
-                 'net_tcp8 dom0_to_domu; echo judged'],
-                capture_output=True, text=True, timeout=30,
-                env={**os.environ, "W": d, "XFAB": d, "XFAB_SCEN": "t"})
-            figs = ""
-            if os.path.exists(f"{d}/out/t.figs"):
-                with open(f"{d}/out/t.figs") as f:
-                    figs = f.read().strip()
+            r, figs = run_net_sh(
+                d, f'iperf3() {{ cat "{d}/iperf.out"; }}; timeout() {{ shift; "$@"; }}',
+                'net_tcp8 dom0_to_domu; echo judged')
             return r.returncode, r.stdout, figs
 
     def test_all_streams_deliver(self):
