@@ -995,9 +995,9 @@ class BenchPairingTest(unittest.TestCase):
         # bench_measure's arguments: SET REP WORKLOAD DOMU CMD (on stderr:
         # bench_null drops the workload's output)
         stub = 'bench_measure() { echo "$1:$2:$3:$4:$5" >&2; }; '
-        r = self.bash(stub + 'BENCH_SECS=3; bench_null xfab 1 d1 stocksafe; '
-                      'bench_null stocksafe 1 d1 stocksafe; BENCH_MORE=1; '
-                      'bench_null xfab 2 a stocksafe')
+        r = self.bash(stub + 'BENCH_SECS=3 BENCH_SETS="stocksafe xfab"; '
+                      'bench_null xfab 1 d1; bench_null stocksafe 1 d1; BENCH_MORE=1; '
+                      'bench_null xfab 2 a')
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stderr.splitlines(),
                          ["stocksafe:1:null:d1:sleep 3", "xfab:2:null:a:sleep 3"])

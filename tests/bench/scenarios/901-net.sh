@@ -87,7 +87,7 @@ bench_net_set() {
 	done
 	wait_for 30 ping -c 1 -W 1 10.0.0.2 || fail "$set: d1 does not answer ping"
 	local T=$BENCH_SECS size
-	bench_null "$set" "$rep" d1 "${BENCH_SETS%% *}"
+	bench_null "$set" "$rep" d1
 	for size in $BENCH_SIZES; do
 		np "$set" "$rep" "tcp_stream_$size" mbit "-H 10.0.0.1 -t TCP_STREAM -l $T -P 0 -f m -- -m $size"
 		np "$set" "$rep" "tcp_maerts_$size" mbit "-H 10.0.0.1 -t TCP_MAERTS -l $T -P 0 -f m -- -m $size"

@@ -48,7 +48,7 @@ bench_chain_set() {
 	chain_route
 	# what b's and c's backends copy counts too (cost_snap)
 	MEASURE_ALSO="$(bench_id b) $(bench_id c)"
-	bench_null "$set" "$rep" a "${BENCH_SETS%% *}"
+	bench_null "$set" "$rep" a
 	np_chain "$set" "$rep" chain_stream_16K mbit "-H 10.2.0.2 -t TCP_STREAM -l $T -P 0 -f m -- -m 16K"
 	np_chain "$set" "$rep" chain_rr trans_s "-H 10.2.0.2 -t TCP_RR -l $T -P 0"
 	udp_chain "$set" "$rep" 10.2.0.2

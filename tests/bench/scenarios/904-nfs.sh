@@ -104,7 +104,7 @@ bench_nfs_set() {
 	nfs_serve s xvdb
 	nfs_mount c
 	NFS_UP=1
-	bench_null "$set" "$rep" c "${BENCH_SETS%% *}"
+	bench_null "$set" "$rep" c
 	nfs_iozone "$set" "$rep" c /mnt/nfs nfs
 	if bench_more; then
 		nfs_fio "$set" "$rep" nfs_fio_write_1m "--rw=write --bs=1m --iodepth=4" 48

@@ -95,14 +95,14 @@ bench_more() { [ -n "$BENCH_MORE" ]; }
 # the full bench some 3 minutes (902's and 903's take 20-30 s a round).
 bench_ref_round() { [ $((($1 - 1) % 3)) = 0 ]; }
 
-# bench_null SET REP DOMU FIRST: the null run from DOMU (the harness
-# alone: the snapshots and the agent's round trip around a sleep, so the
-# report shows what the harness costs each domain in a window), in the
-# turn of FIRST, the set named first: once a round is enough to know
-# that load, and each run costs the round seconds. With BENCH_MORE, in
-# every set's turn (a driver that polls when idle shows there).
+# bench_null SET REP DOMU: the null run from DOMU (the harness alone:
+# the snapshots and the agent's round trip around a sleep, so the report
+# shows what the harness costs each domain in a window), in the turn of
+# the set BENCH_SETS names first: once a round is enough to know that
+# load, and each run costs the round seconds. With BENCH_MORE, in every
+# set's turn (a driver that polls when idle shows there).
 bench_null() {
-	[ "$1" = "$4" ] || bench_more || return 0
+	[ "$1" = "${BENCH_SETS%% *}" ] || bench_more || return 0
 	bench_measure "$1" "$2" null "$3" "sleep $BENCH_SECS" >/dev/null || exit $?
 }
 
