@@ -58,7 +58,8 @@ else echo @fekicks -; echo @copied -; fi"
 # (bench.sh's stat_snap and DOMU_STAT).
 BLK_BE_COUNTERS="map_calls unmap_calls kicks polls"
 blk_snap() {
-	local d=/sys/bus/xen-backend/devices/vbd-$1-$H/statistics c v vals=""
+	local d c v vals=""
+	d=$(blk_sysdir "$1" xvdb)/statistics
 	for c in $BLK_BE_COUNTERS; do
 		v=-
 		[ -e "$d/$c" ] && read -r v <"$d/$c"

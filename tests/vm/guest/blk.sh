@@ -28,7 +28,13 @@ blk_handle() {
 	echo $((202 * 256 + ($(printf '%d' "'$n") - 97) * 16))
 }
 
-blk_sysdir() { echo "/sys/bus/xen-backend/devices/vbd-$(domu_id "$1")-$(blk_handle "$2")"; }
+# blk_sysdir NAME|ID DEV: the backend's sysfs directory of the domain's
+# disk DEV (a domain id, as domu_exec takes, spares an xl call)
+blk_sysdir() {
+	local id=$1
+	case $id in *[!0-9]*) id=$(domu_id "$id") ;; esac
+	echo "/sys/bus/xen-backend/devices/vbd-$id-$(blk_handle "$2")"
+}
 
 # One statistics counter of the xfab backend of NAME's disk DEV.
 blk_stat() {
