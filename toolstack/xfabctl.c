@@ -30,6 +30,11 @@
 #include "xfabctl.h"
 
 #define MAX_MEMBERS 64
+/* What update_records() returns beyond a member count. */
+#define UPDATE_FULL (MAX_MEMBERS + 1)
+#define UPDATE_LOST (MAX_MEMBERS + 2)
+/* The next id a new group gets: ids are never handed out twice. */
+#define NEXT_ID_PATH "/xfab/next-group-id"
 /*
  * Why a domain with rights over others cannot be a member: what it reads
  * or serves of non-members sits in its memory, and the group would let
@@ -123,16 +128,38 @@ static void group_call(uint32_t domid, struct xfab_group_op *op)
 	group_fail(domid, rc);
 }
 
-char *xs_get(const char *fmt, ...)
+static char *xs_vget(xs_transaction_t t, const char *fmt, va_list ap)
 {
 	char path[256];
 	unsigned int len;
+
+	vsnprintf(path, sizeof(path), fmt, ap);
+	return xs_read(open_xs(), t, path, &len);
+}
+
+char *xs_get(const char *fmt, ...)
+{
 	va_list ap;
+	char *v;
 
 	va_start(ap, fmt);
-	vsnprintf(path, sizeof(path), fmt, ap);
+	v = xs_vget(XBT_NULL, fmt, ap);
 	va_end(ap);
-	return xs_read(open_xs(), XBT_NULL, path, &len);
+	return v;
+}
+
+/* xs_get() within transaction T: the read counts in its conflict check. */
+static char *xs_tget(xs_transaction_t t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static char *xs_tget(xs_transaction_t t, const char *fmt, ...)
+{
+	va_list ap;
+	char *v;
+
+	va_start(ap, fmt);
+	v = xs_vget(t, fmt, ap);
+	va_end(ap);
+	return v;
 }
 
 /* A domain id from "12" or a name in /local/domain/D/name. */
@@ -175,10 +202,15 @@ bool valid_name(const char *s)
 	return true;
 }
 
+/* Refused (a domU): exit 3, as when the hypervisor refuses. */
 static void xs_put(xs_transaction_t t, const char *path, const char *val)
 {
-	if (!xs_write(ctx.xs, t, path, val, strlen(val)))
-		die(EX_FAIL, "cannot write xenstore %s: %s", path, strerror(errno));
+	if (xs_write(ctx.xs, t, path, val, strlen(val)))
+		return;
+	if (errno == EACCES)
+		die(EX_PERM, "xenstore refused the write of %s: only the control domain manages groups and trust",
+		    path);
+	die(EX_FAIL, "cannot write xenstore %s: %s", path, strerror(errno));
 }
 
 /* Does domain DOM still exist (and is it not being destroyed)? */
@@ -219,23 +251,188 @@ static unsigned int parse_members(const char *s, uint32_t *ids)
 }
 
 /*
- * Rewrite group NAME's records: its members list, and in each member's
- * own directory the record it may read (owner dom0, read for it only).
+ * Every records update reads what it changes inside its own xenstore
+ * transaction: two xfabctl runs at once (xl's hotplug scripts start one
+ * per new domain) then conflict, and the later one reads again, where a
+ * list read before the transaction would make one drop the other's
+ * member. A new group's id is committed before anyone joins it, and no
+ * id is given out twice (new_id()), so two groups never share one: the
+ * hypervisor knows groups by id alone, and one id would make them one.
  */
-static void write_records(const char *name, unsigned int id,
-			  const uint32_t *ids, unsigned int n)
+
+/* End transaction T; false if it must run again (another one won). */
+static bool tx_end(xs_transaction_t t)
+{
+	if (xs_transaction_end(ctx.xs, t, false))
+		return true;
+	if (errno != EAGAIN)
+		die(EX_FAIL, "xenstore transaction failed: %s", strerror(errno));
+	return false;
+}
+
+static xs_transaction_t tx_start(void)
+{
+	xs_transaction_t t = xs_transaction_start(open_xs());
+
+	if (t == XBT_NULL)
+		die(EX_FAIL, "cannot start a xenstore transaction: %s", strerror(errno));
+	return t;
+}
+
+/* Does a group in /xfab/groups other than NAME have ID (read in T)? */
+static bool id_taken(xs_transaction_t t, unsigned int id, const char *name)
+{
+	char **ents, *v;
+	unsigned int i, n;
+	bool used = false;
+
+	ents = xs_directory(ctx.xs, t, "/xfab/groups", &n);
+	for (i = 0; ents && i < n && !used; i++) {
+		if (name && !strcmp(ents[i], name))
+			continue;
+		v = xs_tget(t, "/xfab/groups/%s/id", ents[i]);
+		used = v && strtoul(v, NULL, 10) == id;
+		free(v);
+	}
+	free(ents);
+	return used;
+}
+
+/*
+ * A new group's id (in T): the counter's, which then moves on, so an id
+ * whose group went is not given to the next new one, while a run that
+ * joined domains to it may still be writing its records. Ids in use are
+ * skipped (records from before the counter, or a counter reset by hand).
+ */
+static unsigned int new_id(xs_transaction_t t)
+{
+	char *v = xs_tget(t, NEXT_ID_PATH), buf[16];
+	unsigned long id = v ? strtoul(v, NULL, 10) : 1;
+
+	free(v);
+	for (;; id++) {
+		if (!id || id > UINT32_MAX)
+			id = 1;
+		if (!id_taken(t, (unsigned int)id, NULL))
+			break;
+	}
+	snprintf(buf, sizeof(buf), "%lu", id + 1 > UINT32_MAX ? 1 : id + 1);
+	xs_put(t, NEXT_ID_PATH, buf);
+	return (unsigned int)id;
+}
+
+/* Group NAME's id as transaction T reads it; 0 if there is no such group. */
+static unsigned int read_id(xs_transaction_t t, const char *name)
+{
+	char *v = xs_tget(t, "/xfab/groups/%s/id", name);
+	unsigned int id = v ? (unsigned int)strtoul(v, NULL, 10) : 0;
+
+	free(v);
+	return id;
+}
+
+/*
+ * The id of group NAME, committed for it now if it has none (*created
+ * says so), before any domain joins it.
+ */
+static unsigned int group_id(const char *name, bool *created)
+{
+	char path[128], idbuf[16];
+	xs_transaction_t t;
+	unsigned int id;
+
+	do {
+		t = tx_start();
+		id = read_id(t, name);
+		*created = !id;
+		if (!id) {
+			id = new_id(t);
+			snprintf(path, sizeof(path), "/xfab/groups/%s/id", name);
+			snprintf(idbuf, sizeof(idbuf), "%u", id);
+			xs_put(t, path, idbuf);
+		}
+	} while (!tx_end(t));
+	return id;
+}
+
+/*
+ * A group add that joined nobody leaves no group behind: the id it
+ * committed goes, unless a member came meanwhile.
+ */
+static void drop_if_empty(const char *name)
+{
+	char path[128], *v;
+	xs_transaction_t t;
+
+	snprintf(path, sizeof(path), "/xfab/groups/%s", name);
+	do {
+		t = tx_start();
+		v = xs_tget(t, "%s/members", path);
+		if (!v)
+			xs_rm(ctx.xs, t, path);
+		free(v);
+	} while (!tx_end(t));
+}
+
+static bool listed(const uint32_t *ids, unsigned int n, uint32_t dom)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (ids[i] == dom)
+			return true;
+	return false;
+}
+
+/* What a records update does to the member list. */
+struct members_edit {
+	const uint32_t *add;	/* joined already */
+	unsigned int nadd;
+	uint32_t drop;		/* leaving (0: none; dom0 is never a member) */
+};
+
+/*
+ * The member list as transaction T reads it, destroyed domains left
+ * out, EDIT applied. Returns the count, or UPDATE_FULL if the adds do
+ * not fit.
+ */
+static unsigned int edit_members(xs_transaction_t t, const char *name,
+				 const struct members_edit *e, uint32_t *ids)
+{
+	char *v = xs_tget(t, "/xfab/groups/%s/members", name);
+	unsigned int n = prune_gone(ids, parse_members(v, ids)), i, j, k;
+
+	free(v);
+	for (j = 0, k = 0; j < n; j++)
+		if (ids[j] != e->drop)
+			ids[k++] = ids[j];
+	n = k;
+	for (i = 0; i < e->nadd; i++) {
+		if (listed(ids, n, e->add[i]))
+			continue;
+		if (n == MAX_MEMBERS)
+			return UPDATE_FULL;
+		ids[n++] = e->add[i];
+	}
+	return n;
+}
+
+/*
+ * Write group NAME's records in T: its members list, and in each
+ * member's own directory the record it may read (owner dom0, read for
+ * it only). No members: the group goes.
+ */
+static void put_records(xs_transaction_t t, const char *name, unsigned int id,
+			const uint32_t *ids, unsigned int n)
 {
 	char path[128], list[MAX_MEMBERS * 8] = "", idbuf[16];
 	struct xs_permissions perms[2];
-	xs_transaction_t t;
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
 		snprintf(list + strlen(list), sizeof(list) - strlen(list),
 			 "%s%u", i ? " " : "", ids[i]);
 	snprintf(idbuf, sizeof(idbuf), "%u", id);
-again:
-	t = xs_transaction_start(ctx.xs);
 	snprintf(path, sizeof(path), "/xfab/groups/%s", name);
 	if (!n) {
 		xs_rm(ctx.xs, t, path);
@@ -259,42 +456,41 @@ again:
 		snprintf(path, sizeof(path), "/local/domain/%u/xfab/members", ids[i]);
 		xs_put(t, path, list);
 	}
-	if (!xs_transaction_end(ctx.xs, t, false)) {
-		if (errno == EAGAIN)
-			goto again;
-		die(EX_FAIL, "xenstore transaction failed: %s", strerror(errno));
-	}
 }
 
-/* The id of group NAME, or a new one (the smallest unused) if absent. */
-static unsigned int group_id(const char *name, bool create)
+/*
+ * Apply EDIT to group NAME's records. Returns the member count, or
+ * (nothing written) UPDATE_FULL if the adds do not fit, UPDATE_LOST if
+ * the group is no longer the one with id ID that its new members joined
+ * (its last member left meanwhile, and it was made again with a new id).
+ * ID 0 (a remove): the group's own; if it has gone, nothing is done.
+ */
+static unsigned int update_records(const char *name, unsigned int id,
+				   const struct members_edit *e)
 {
-	char **ents, *v;
-	unsigned int i, n, id, best = 1;
-	bool used;
+	uint32_t ids[MAX_MEMBERS];
+	unsigned int n, gid;
+	xs_transaction_t t;
 
-	v = xs_get("/xfab/groups/%s/id", name);
-	if (v) {
-		id = (unsigned int)strtoul(v, NULL, 10);
-		free(v);
-		return id;
-	}
-	if (!create)
-		die(EX_NODOM, "no group named '%s'", name);
-	ents = xs_directory(ctx.xs, XBT_NULL, "/xfab/groups", &n);
 	do {
-		used = false;
-		for (i = 0; ents && i < n; i++) {
-			v = xs_get("/xfab/groups/%s/id", ents[i]);
-			if (v && strtoul(v, NULL, 10) == best) {
-				used = true;
-				best++;
-			}
-			free(v);
-		}
-	} while (used);
-	free(ents);
-	return best;
+		t = tx_start();
+		gid = read_id(t, name);
+		n = 0;
+		if (!id && !gid)
+			goto abort;
+		n = UPDATE_LOST;
+		if (id && (gid ? gid != id : id_taken(t, id, name)))
+			goto abort;
+		gid = id ?: gid;
+		n = edit_members(t, name, e, ids);
+		if (n > MAX_MEMBERS)
+			goto abort;
+		put_records(t, name, gid, ids, n);
+	} while (!tx_end(t));
+	return n;
+abort:
+	xs_transaction_end(ctx.xs, t, true);
+	return n;
 }
 
 /* `group add` is all or nothing: out go the domains it put in. */
@@ -309,17 +505,24 @@ static void undo_joins(const uint32_t *doms, unsigned int n)
 	}
 }
 
-/* Join DOM to group ID, or undo the joins so far and exit saying why. */
+/*
+ * Join DOM to group ID, or undo the joins so far (NEW, NNEW) and exit
+ * saying why; CREATED names the group if this run made it, which then
+ * goes too.
+ */
 static void join_or_undo(uint32_t dom, unsigned int id, const uint32_t *new,
-			 unsigned int nnew)
+			 unsigned int nnew, const char *created)
 {
 	struct xfab_group_op op = { .op = XFAB_GROUP_JOIN, .group = id };
 	int rc;
 
 	open_xencall();
 	rc = xfab_group_call(ctx.xc, ctx.dc, dom, &op);
-	if (rc)
+	if (rc) {
 		undo_joins(new, nnew);
+		if (created)
+			drop_if_empty(created);
+	}
 	if (rc == -EOPNOTSUPP)
 		die(EX_FAIL, "domain %u may not join a group: " NO_RIGHTS_WHY, dom);
 	group_fail(dom, rc);
@@ -350,7 +553,9 @@ static unsigned int add_candidates(const char *name, int argc, char **argv,
 static int cmd_group_add(int argc, char **argv)
 {
 	uint32_t ids[MAX_MEMBERS], added[MAX_MEMBERS], doms[MAX_MEMBERS];
-	unsigned int id, n, i, j, ndoms, nadded = 0;
+	unsigned int id, n, i, ndoms, nadded = 0, fresh = 0;
+	const char *made;
+	bool created;
 	char *v;
 
 	if (argc < 2)
@@ -359,34 +564,41 @@ static int cmd_group_add(int argc, char **argv)
 		die(EX_USAGE, "bad group name '%s': 1-32 letters, digits, '-', '_' or '.'", argv[0]);
 	open_xs();
 	ndoms = add_candidates(argv[0], argc - 1, argv + 1, doms);
-	id = group_id(argv[0], true);
+	/* who is in already: their joins are no-ops, never undone */
 	v = xs_get("/xfab/groups/%s/members", argv[0]);
 	n = prune_gone(ids, parse_members(v, ids));
 	free(v);
+	for (i = 0; i < ndoms; i++)
+		fresh += !listed(ids, n, doms[i]);
+	if (n + fresh > MAX_MEMBERS)
+		die(EX_FAIL, "group '%s' is full (%d members)", argv[0], MAX_MEMBERS);
+	id = group_id(argv[0], &created);
+	made = created ? argv[0] : NULL;
 	for (i = 0; i < ndoms; i++) {
-		for (j = 0; j < n && ids[j] != doms[i]; j++)
-			;
-		if (j == n && n == MAX_MEMBERS) {
-			undo_joins(added, nadded);
-			die(EX_FAIL, "group '%s' is full (%d members)", argv[0], MAX_MEMBERS);
-		}
-		join_or_undo(doms[i], id, added, nadded);
-		if (j == n) {
-			ids[n++] = doms[i];
+		join_or_undo(doms[i], id, added, nadded, made);
+		if (!listed(ids, n, doms[i]))
 			added[nadded++] = doms[i];
-		}
 	}
-	write_records(argv[0], id, ids, n);
+	n = update_records(argv[0], id, &(struct members_edit){ doms, ndoms, 0 });
+	if (n > MAX_MEMBERS) {
+		undo_joins(added, nadded);
+		if (made)
+			drop_if_empty(made);
+		if (n == UPDATE_FULL)	/* others joined meanwhile */
+			die(EX_FAIL, "group '%s' is full (%d members)", argv[0], MAX_MEMBERS);
+		die(EX_FAIL, "group '%s' lost its last member while we joined it (id %u) and was made again: run the add again",
+		    argv[0], id);
+	}
 	printf("group %s (id %u): %u member%s\n", argv[0], id, n, n == 1 ? "" : "s");
 	return EX_OK;
 }
 
 static int cmd_group_remove(int argc, char **argv)
 {
-	uint32_t ids[MAX_MEMBERS], dom;
 	struct xfab_group_op op;
-	unsigned int n, i, j, k;
-	char *name, *v, path[64];
+	unsigned int n, i;
+	char *name, path[64];
+	uint32_t dom;
 
 	if (argc < 1)
 		return usage(stderr), EX_USAGE;
@@ -402,14 +614,8 @@ static int cmd_group_remove(int argc, char **argv)
 			printf("domain %u: in no group\n", dom);
 			continue;
 		}
-		v = xs_get("/xfab/groups/%s/members", name);
-		n = prune_gone(ids, parse_members(v, ids));
-		free(v);
-		for (j = 0, k = 0; j < n; j++)
-			if (ids[j] != dom)
-				ids[k++] = ids[j];
-		write_records(name, group_id(name, false), ids, k);
-		printf("domain %u left group %s (%u left)\n", dom, name, k);
+		n = update_records(name, 0, &(struct members_edit){ .drop = dom });
+		printf("domain %u left group %s (%u left)\n", dom, name, n);
 		free(name);
 	}
 	return EX_OK;
@@ -474,15 +680,17 @@ static int cmd_group_show(int argc, char **argv)
 			return usage(stderr), EX_USAGE;
 	}
 	open_xs();
-	if (only)
-		group_id(only, false);	/* exits if there is no such group */
+	if (only && !read_id(XBT_NULL, only))
+		die(EX_NODOM, "no group named '%s'", only);
 	ents = xs_directory(ctx.xs, XBT_NULL, "/xfab/groups", &n);
 	printf(json ? "[" : "%-16s %5s %6s %-16s %-9s %8s\n", "group", "id",
 	       "domid", "name", "state", "pages");
 	for (i = 0; ents && i < n; i++) {
 		if (only && strcmp(only, ents[i]))
 			continue;
-		id = group_id(ents[i], false);
+		id = read_id(XBT_NULL, ents[i]);
+		if (!id)
+			continue;	/* gone since the listing */
 		v = xs_get("/xfab/groups/%s/members", ents[i]);
 		m = parse_members(v, ids);
 		free(v);

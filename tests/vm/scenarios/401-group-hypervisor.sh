@@ -9,7 +9,9 @@
 #   and d2 cannot map a page d3 planted whichever owner it names (d3,
 #   dom0 or member d1: xen-patches/0003's rules); a domU may
 #   not change groups (the domctl refuses it, xfabctl ends 3); after
-#   `xfabctl group remove` d2 may no longer map d1; destroyed, d1 leaves
+#   `xfabctl group remove` d2 may no longer map d1; two xfabctl runs at
+#   once keep both members, and two groups made at once get two ids (d2
+#   in one cannot map d1 in the other); destroyed, d1 leaves
 #   the group, stays a zombie while d2 holds one of its pages mapped
 #   (`group show` says so), and goes away whole once d2 lets go. The
 #   records members may read are theirs to read, not to write.
@@ -108,6 +110,37 @@ must xfabctl group remove d1
 out=$(domu_must d2 60 "xfab-peek map $d1 $mfn ro") || exit $?
 echo "$out" | grep -q "map ro refused" || fail "d2 still maps d1 after group remove: $out"
 [ "$(xenstore-read "/local/domain/$d2/xfab/members")" = "$d2" ] || fail "d2's members record not updated"
+
+# xfabctl runs at once (xl's hotplug scripts start one per domain): each
+# reads the records it changes in its own transaction, so neither drops
+# the other's member, and two groups created at once get two ids (one id
+# would be one group to the hypervisor: d2 would map d1)
+must xfabctl group remove d2 >/dev/null
+both=$(printf '%s\n' "$d1" "$d2" | sort -n | xargs)
+for round in 1 2 3 4; do
+	xfabctl group add app d1 >/tmp/401-a.log 2>&1 & a=$!
+	xfabctl group add app d2 >/tmp/401-b.log 2>&1 & b=$!
+	wait $a || fail "concurrent group add app d1 failed: $(cat /tmp/401-a.log)"
+	wait $b || fail "concurrent group add app d2 failed: $(cat /tmp/401-b.log)"
+	m=$(xenstore-read /xfab/groups/app/members)
+	[ "$(echo $m | tr ' ' '\n' | sort -n | xargs)" = "$both" ] ||
+		fail "round $round: two group adds at once left members '$m', not $both"
+	must xfabctl group remove d1 d2 >/dev/null
+	xfabctl group add g1 d1 >/tmp/401-a.log 2>&1 & a=$!
+	xfabctl group add g2 d2 >/tmp/401-b.log 2>&1 & b=$!
+	wait $a || fail "concurrent group add g1 d1 failed: $(cat /tmp/401-a.log)"
+	wait $b || fail "concurrent group add g2 d2 failed: $(cat /tmp/401-b.log)"
+	g1=$(xenstore-read /xfab/groups/g1/id) g2=$(xenstore-read /xfab/groups/g2/id)
+	[ -n "$g1" ] && [ "$g1" != "$g2" ] ||
+		fail "round $round: groups g1 and g2, created at once, have ids '$g1' and '$g2'"
+	out=$(domu_must d2 60 "xfab-peek map $d1 $mfn ro") || exit $?
+	echo "$out" | grep -q "map ro refused" ||
+		fail "round $round: d2 (group g2) maps d1 (group g1): $out"
+	must xfabctl group remove d1 d2 >/dev/null
+done
+out=$(must xfabctl group show) || exit $?
+[ "$(echo "$out" | wc -l)" = 1 ] || fail "groups outlived their members: $out"
+must xfabctl group add app d2 >/dev/null
 
 # destroyed: out of the group, gone whole
 must xfabctl group add app d1
