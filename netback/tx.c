@@ -285,6 +285,8 @@ static int tx_gather(struct xfab_nb_queue *q, int max, u32 *nops)
 		p->skb = NULL;
 		p->pp = NULL;
 		p->wn = NULL;
+		/* one sent by reference plans no copy: none of an earlier one's */
+		p->op_count = 0;
 		if (err) {
 			xfab_nb_tx_inc(q, txr_err[err]);
 		} else {
