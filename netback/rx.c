@@ -166,8 +166,19 @@ netdev_tx_t xfab_nb_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	struct xfab_nb_queue *q;
 	unsigned long now;
 
-	if (qi >= vif->num_queues)
-		qi = 0;
+	/*
+	 * The stack holds the xmit lock of queue qi, and only that lock
+	 * keeps out the worker and other xmits: a packet for a queue not
+	 * (yet) connected goes nowhere, never to another queue. Only
+	 * during connect, when real_num_tx_queues is set and num_queues
+	 * not yet, can qi be out of range. Counted as down on queue 0,
+	 * which every vif has (atomic: its lock is not ours).
+	 */
+	if (qi >= READ_ONCE(vif->num_queues)) {
+		atomic64_inc(&vif->queues[0].st.rxr_drop_down);
+		dev_kfree_skb_any(skb);
+		return NETDEV_TX_OK;
+	}
 	q = &vif->queues[qi];
 	if (!q->connected || q->broken) {
 		atomic64_inc(&q->st.rxr_drop_down);
