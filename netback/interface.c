@@ -251,11 +251,14 @@ void xfab_nb_queue_disconnect(struct xfab_nb_queue *q)
 		netif_napi_del(&q->napi);
 		q->napi_added = false;
 	}
-	/* no completion reaches the queue from here (NAPI is stopped) */
-	xfab_nb_ptr_detach(q);
 	/* the stall purge queues the worker: stop it first */
 	cancel_delayed_work_sync(&q->rx_stall);
 	cancel_work_sync(&q->rx_work);
+	/*
+	 * No completion reaches the queue from here (NAPI is stopped), and
+	 * the worker that reads q->ptr (RX by reference) has stopped too.
+	 */
+	xfab_nb_ptr_detach(q);
 	atomic64_add(xfab_nb_rx_purge(q), &q->st.rxr_drop_down);
 	xfab_nb_rx_hold_release(q);
 	hrtimer_cancel(&q->rx_kick_timer);
