@@ -128,38 +128,16 @@ static void group_call(uint32_t domid, struct xfab_group_op *op)
 	group_fail(domid, rc);
 }
 
-static char *xs_vget(xs_transaction_t t, const char *fmt, va_list ap)
+char *xs_tget(xs_transaction_t t, const char *fmt, ...)
 {
 	char path[256];
 	unsigned int len;
+	va_list ap;
 
+	va_start(ap, fmt);
 	vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
 	return xs_read(open_xs(), t, path, &len);
-}
-
-char *xs_get(const char *fmt, ...)
-{
-	va_list ap;
-	char *v;
-
-	va_start(ap, fmt);
-	v = xs_vget(XBT_NULL, fmt, ap);
-	va_end(ap);
-	return v;
-}
-
-/* xs_get() within transaction T: the read counts in its conflict check. */
-static char *xs_tget(xs_transaction_t t, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static char *xs_tget(xs_transaction_t t, const char *fmt, ...)
-{
-	va_list ap;
-	char *v;
-
-	va_start(ap, fmt);
-	v = xs_vget(t, fmt, ap);
-	va_end(ap);
-	return v;
 }
 
 /* A domain id from "12" or a name in /local/domain/D/name. */

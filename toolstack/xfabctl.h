@@ -20,8 +20,14 @@ void die(int code, const char *fmt, ...)
 void usage(FILE *f);
 /* The xenstore handle, opened on first use; exits if xenstored is absent. */
 struct xs_handle *open_xs(void);
-/* A xenstore value (malloc'd, NUL-terminated) or NULL if absent. */
-char *xs_get(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * A xenstore value (malloc'd, NUL-terminated) or NULL if absent, read in
+ * transaction T (the read then counts in its conflict check), or outside
+ * any with xs_get().
+ */
+char *xs_tget(xs_transaction_t t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+#define xs_get(...) xs_tget(XBT_NULL, __VA_ARGS__)
 /* 1-32 letters, digits, '-', '_' or '.': a group name, or one we print. */
 bool valid_name(const char *s);
 /* A domain id from "12" or a domain's name; exits if there is none. */
