@@ -442,13 +442,13 @@ def driver_sets(summary):
     return known + sorted(seen - set(known))
 
 
-def table(summary, machine, head_md=""):
+def table(summary, machine, head_md="", notes=()):
     sets = driver_sets(summary)
     head = ["workload", "metric", "stock"]
     for s in sets:
         head += [label(s), label(s) + "/stock"]
     head.append("reference")
-    lines = ["# xfab benchmark", "", "Machine: " + machine, ""]
+    lines = ["# xfab benchmark", "", "Machine: " + machine, ""] + list(notes)
     if head_md:
         lines += [head_md, "## Every set", ""]
     lines += ["Median [min-max] over rounds, n = rounds; ratio = the set's median / stock median.",
@@ -596,6 +596,26 @@ def plots(summary, results, hrows):
     return made
 
 
+def run_notes(results):
+    """Lines for the scenarios that did not simply pass: one the testbed
+    failed (ERROR) and run.py ran again in a fresh boot (its figures are
+    that boot's: its sets still compare within one boot), and any that
+    did not end PASS (its figures, if any, are partial)."""
+    notes = []
+    for path in sorted(glob.glob(os.path.join(results, "scenarios", "*.json"))):
+        with open(path) as f:
+            scen = json.load(f)
+        name = os.path.basename(path)[:-5]
+        first = scen.get("first_boot")
+        if first:
+            notes.append(f"- {name}: ran again in a fresh boot after an ERROR "
+                         f"in the first ({first.get('reason', '?')[:120]})")
+        if scen.get("status") != "PASS":
+            notes.append(f"- {name}: {scen.get('status', '?')} "
+                         f"({scen.get('reason', '')[:160]}): its figures are partial")
+    return ["Runs that did not simply pass:", ""] + notes + [""] if notes else []
+
+
 def main(argv):
     if len(argv) != 2 or not os.path.isdir(argv[1]):
         sys.exit("usage: report.py RESULTS_DIR (a results/bench-<time> directory)")
@@ -607,7 +627,8 @@ def main(argv):
     with open(os.path.join(results, "bench.json"), "w") as f:
         json.dump(runs, f, indent=1)
     summary = summarize(runs)
-    md = (table(summary, machine_record(results), headline(runs)) + nfs_fraction(runs)
+    md = (table(summary, machine_record(results), headline(runs),
+                run_notes(results)) + nfs_fraction(runs)
           + profiles(load_profiles(results)))
     made = plots(summary, results, headline_rows(runs))
     md += "\n" + (made if isinstance(made, str) else

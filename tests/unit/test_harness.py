@@ -819,6 +819,27 @@ class BenchReportTest(unittest.TestCase):
             rc = report.main(["report.py", self.res])
         return rc, out.getvalue()
 
+    def test_rerun_and_partial_runs_said(self):
+        figs = {"b.stock.1.tcp_stream_16K.mbit": 100,
+                "b.xfab.1.tcp_stream_16K.mbit": 150}
+        self.write(figs)
+        rc, out = self.run_report()
+        self.assertNotIn("did not simply pass", out)
+        path = os.path.join(self.res, "scenarios", "901-net.json")
+        with open(path, "w") as f:
+            json.dump({"name": "901-net", "status": "PASS", "figures": figs,
+                       "reason": "ok [second boot]",
+                       "first_boot": {"status": "ERROR", "reason": "domU died"}}, f)
+        with open(os.path.join(self.res, "scenarios", "902-blk.json"), "w") as f:
+            json.dump({"name": "902-blk", "status": "FAIL", "reason": "fio died",
+                       "figures": {}}, f)
+        rc, out = self.run_report()
+        self.assertEqual(rc, 0)
+        self.assertIn("- 901-net: ran again in a fresh boot after an ERROR "
+                      "in the first (domU died)", out)
+        self.assertIn("- 902-blk: FAIL (fio died): its figures are partial", out)
+        self.assertNotIn("901-net: PASS", out)
+
     def test_medians_spread_and_ratio(self):
         figs = {}
         for rep, (st, xf) in enumerate([(100, 150), (110, 120), (90, 300)], 1):
