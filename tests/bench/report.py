@@ -154,14 +154,39 @@ def profiles(prof, top=5):
              f"tables above); the {top} busiest symbols of each, with the "
              "task that ran them, percent of all that domain's samples "
              "(idle's left out):", ""]
-    rows = []
+    rows, kind_rows = [], []
     for bench, wl, s, dom in sorted(prof, key=lambda k: (k[0], workload_order(k[1]),
                                                          set_key(k[2]), k[3])):
-        syms = [v for _, v in sorted(prof[(bench, wl, s, dom)])[:top]]
+        lines_of = [v for _, v in sorted(prof[(bench, wl, s, dom)])]
+        kinds = [v for v in lines_of if v.startswith("= ")]
+        syms = [v for v in lines_of if not v.startswith("= ")][:top]
         rows.append([bench, wl, label(s), dom,
                      "; ".join(" ".join(v.split()) for v in syms)])
-    return "\n".join(lines + md_rows(["bench", "workload", "set", "domain",
-                                      "top symbols (percent task dso symbol)"], rows)) + "\n"
+        shares = profile_kinds(kinds[0]) if kinds else {}
+        if shares:
+            kind_rows.append([bench, wl, label(s), dom] +
+                             [shares.get(k, "") for k in PROF_KINDS])
+    out = lines + md_rows(["bench", "workload", "set", "domain",
+                           "top symbols (percent task dso symbol)"], rows)
+    if kind_rows:
+        out += ["", "The same profiles as a whole, each a percent of all samples: "
+                "busy (not idle); entering Xen (hypercalls), copying, "
+                "allocating or freeing memory (by symbol); in xfab's modules, "
+                "in userspace (by where the code lives, so a libc memcpy "
+                "counts as a copy and as userspace):", ""]
+        out += md_rows(["bench", "workload", "set", "domain"] + list(PROF_KINDS),
+                       kind_rows)
+    return "\n".join(out) + "\n"
+
+
+# the "= busy B xen X ..." line bench.sh puts after a profile's symbols
+PROF_KINDS = ("busy", "xen", "copy", "alloc", "xfab", "user")
+
+
+def profile_kinds(line):
+    """{kind: "12.3"} from a profile's "= busy 12.3 xen 4.5 ..." line."""
+    words = line[2:].split()
+    return {k: v for k, v in zip(words[::2], words[1::2]) if k in PROF_KINDS}
 
 
 def derive_costs(runs):

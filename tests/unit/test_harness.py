@@ -978,6 +978,21 @@ class BenchReportTest(unittest.TestCase):
         self.assertIn("| net | tcp_rr | xfab | domu | 30.00 [kernel.kallsyms] memcpy |", out)
         # the receiving domU, by name
         self.assertIn("| net | tcp_rr | xfab | d2 | 20.00 [xfab_netfront] nf_rx_src |", out)
+        self.assertNotIn("as a whole", out)
+
+    def test_profile_kinds_in_their_own_table(self):
+        self.write({"b.stock.1.tcp_rr.trans_s": 500,
+                    "p.xfab.tcp_rr.dom0.1": "= busy 41.5 xen 12.0 copy 3.1 alloc 2.0 "
+                                            "xfab 9.9 user 4.0",
+                    "p.xfab.tcp_rr.dom0.2": "10.00 vif1.0-q0 [xfab_netback] nb_poll"})
+        rc, out = self.run_report()
+        self.assertEqual(rc, 0)
+        self.assertIn("| net | tcp_rr | xfab | dom0 | 10.00 vif1.0-q0 [xfab_netback] nb_poll |",
+                      out)
+        self.assertIn("| bench | workload | set | domain | busy | xen | copy | alloc | "
+                      "xfab | user |", out)
+        self.assertIn("| net | tcp_rr | xfab | dom0 | 41.5 | 12.0 | 3.1 | 2.0 | 9.9 | 4.0 |",
+                      out)
 
     def test_nfs_fraction_of_the_local_filesystem_per_round(self):
         figs = {}
@@ -1127,11 +1142,16 @@ class BenchPairingTest(unittest.TestCase):
                 "'    21.20%  ksoftirqd/0  [kernel.kallsyms]  [k] xen_hypercall_pv' "
                 "'    12.03%  vif1.0-q0  [xfab_netback]      [k] nb_tx_copy' "
                 "'     3.10%  netperf  libc.so.6  [.] memcpy' '# comment'; }; ")
-        r = self.bash(fake + 'PROF_TOP=2; . "%s"; pf=/x; eval "$PERF_TOP_SH"' % self.BENCH_SH)
-        self.assertEqual(r.stdout.split("\n")[:2],
+        with tempfile.TemporaryDirectory() as d:
+            r = self.bash(fake + f'PROF_TOP=2; . "{self.BENCH_SH}"; pf={d}/p; '
+                          'eval "$PERF_TOP_SH"')
+        # the top symbols, then the profile as a whole (idle left out;
+        # memcpy in libc is both a copy and userspace)
+        self.assertEqual(r.stdout.split("\n")[:3],
                          ["21.20 ksoftirqd/0 [kernel.kallsyms]  xen_hypercall_pv",
-                          "12.03 vif1.0-q0 [xfab_netback]  nb_tx_copy"])
-        self.assertEqual(r.stdout.count("\n"), 2)
+                          "12.03 vif1.0-q0 [xfab_netback]  nb_tx_copy",
+                          "= busy 36.3 xen 21.2 copy 3.1 alloc 0.0 xfab 12.0 user 3.1"])
+        self.assertEqual(r.stdout.count("\n"), 3)
         # nothing but idle: one line that says so, with perf's last words
         with tempfile.TemporaryDirectory() as d:
             with open(os.path.join(d, "p.rec"), "w") as f:
@@ -1139,6 +1159,16 @@ class BenchPairingTest(unittest.TestCase):
             r = self.bash("perf() { echo '  99.00%  swapper  [kernel.kallsyms]  [k] x'; }; "
                           f'. "{self.BENCH_SH}"; pf={d}/p; eval "$PERF_TOP_SH"')
         self.assertEqual(r.stdout, "0 no profile: failed to mmap \n")
+
+    def test_profiled_command_fits_a_xenstore_node(self):
+        # the longest measured command of the profiled round: perf around
+        # the run, the snapshots of an xfab set, and a netperf run
+        r = self.bash('printf %s "$DOMU_PERF_START; $DOMU_IRQS; $DOMU_KICKS; '
+                      '$DOMU_STAT; (netperf -H 10.0.0.1 -t TCP_STREAM -l 2 -P 0 -f m -- -m 16K); '
+                      'rc=\\$?; $DOMU_PERF_HALT; $DOMU_IRQS; $DOMU_KICKS; $DOMU_STAT; exit \\$rc" | wc -c')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        # xenstored keeps at most 2048 bytes a node; room for longer runs
+        self.assertLess(int(r.stdout), 1800)
 
     def test_profiled_round_records_no_results(self):
         with tempfile.TemporaryDirectory() as d:

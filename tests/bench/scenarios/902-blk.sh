@@ -82,7 +82,7 @@ blk_measure() {
 	# skipped the snapshot after it and so every IOZone cost
 	out=$(domu_must "$id" $((BENCH_SECS + 120)) "$PROF_PRE $snap; ($cmd); rc=\$?; $PROF_POST $snap; exit \$rc") || exit $?
 	s1=$(stat_snap)
-	prof_end "$set" "$rep" "$wl" "$out"
+	prof_end "$set" "$rep" "$wl" "$id"
 	b=$(blk_snap "$id")
 	cost_rec "$set" "$rep" "$wl" "irq_dom0 map_calls unmap_calls be_kicks polls $(stat_names dom0)" "$a $s0" "$b $s1"
 	fl=$(domu_first_last "$out" "@reqs @sectors @irqs @fekicks @copied @stat")

@@ -514,7 +514,7 @@ bench_measure() {
 			"$PROF_PRE $snap; ($cmd); rc=\$?; $PROF_POST $snap; exit \$rc") || exit $?
 		s1=$(stat_snap)
 	fi
-	prof_end "$set" "$rep" "$wl" "$out"
+	prof_end "$set" "$rep" "$wl" "$id"
 	prof_also_end "$set" "$rep" "$wl"
 	b=$(cost_snap "$set" "$id" ${MEASURE_ALSO:-})
 	cost_rec "$set" "$rep" "$wl" "irq_dom0 pkts gnt_copy_ops gnt_copy_calls be_kicks copy_bytes ptr_bytes ref_bytes $(stat_names dom0)" "$a $s0" "$b $s1"
@@ -541,10 +541,22 @@ bench_measure() {
 # perf record and perf report, so the report says so and the benchmark
 # goes on (it happened once, in a guest whose kernel had cut perf's
 # sample rate to next to nothing: PERF_UNTHROTTLE below).
+# After them, one line "= busy B xen X copy C alloc A xfab F user U",
+# each a share of all samples: busy (not the idle task), and of the busy
+# ones those entering Xen (a PV kernel's hypercalls), copying, allocating and
+# freeing (under TCG without cx16, SLUB's cmpxchg16b is emulated), xfab's
+# modules (by module, or by our symbols' prefixes where perf names the
+# kernel instead), and userspace: the profile as a whole, of which the eight
+# symbols show a fifth or less. One awk for both: the domU gets the text
+# through a xenstore node, which takes at most 2048 bytes.
 PROF_TOP=${PROF_TOP:-8}
 PERF_TOP_SH="top=\$(perf report -i \$pf --stdio --no-children --sort comm,dso,sym -q 2>\$pf.err |
-	awk 'n < $PROF_TOP && NF >= 5 && \$1 ~ /%\$/ && \$2 != \"swapper\" {
-		sub(/%\$/, \"\", \$1); \$4 = \"\"; print; n++ }');
+	awk 'NF >= 5 && \$1 ~ /%\$/ && \$2 != \"swapper\" { sub(/%\$/, \"\", \$1); p = \$1; b += p; s = \$NF;
+		if (s ~ /^xen_hyp/) x += p; else if (s ~ /rep_movs|memcpy|memmove|copy_/) c += p;
+		else if (s ~ /kmem_cache|kmalloc|kfree|alloc_pages|freelist|free_unref|free_pages|slab|cmpxchg16b/) a += p;
+		if (\$3 ~ /xfab/ || s ~ /^(xfab|nb)_/) f += p; else if (\$3 !~ /^\\[/) u += p;
+		if (n++ < $PROF_TOP) { \$4 = \"\"; print } }
+		END { if (n) printf \"= busy %.1f xen %.1f copy %.1f alloc %.1f xfab %.1f user %.1f\\n\", b, x, c, a, f, u }');
 	if [ -n \"\$top\" ]; then echo \"\$top\";
 	else echo \"0 no profile: \$(cat \$pf.rec \$pf.err 2>/dev/null | tail -n 2 | tr '\\n' ' ')\"; fi"
 # The kernel lowers perf's sample rate when a sample's interrupt takes
@@ -558,33 +570,40 @@ PERF_UNTHROTTLE="echo 100000 >/proc/sys/kernel/perf_event_max_sample_rate 2>/dev
 	echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent"
 DOMU_PERF_START="$PERF_UNTHROTTLE; perf record -q -e cpu-clock -F 499 -a -o /tmp/prof.data >/dev/null 2>/tmp/prof.data.rec &
 	echo \$! >/tmp/prof.pid; sleep 1"
-# perf writes its file as it exits: wait for that, 30 s at most
-DOMU_PERF_STOP="p=\$(cat /tmp/prof.pid); kill -INT \$p; i=0;
-	while kill -0 \$p 2>/dev/null && [ \$i -lt 150 ]; do sleep 0.2; i=\$((i + 1)); done;
-	pf=/tmp/prof.data; $PERF_TOP_SH | sed 's/^/@prof /'"
+# perf writes its file as it exits: wait for that, 30 s at most. The
+# report is read in a call of its own (DOMU_PERF_TOP), after the run: a
+# measured command goes to the domU through one xenstore node, which
+# takes at most 2048 bytes, and the report's text would not fit beside
+# the run's own.
+DOMU_PERF_HALT="p=\$(cat /tmp/prof.pid); kill -INT \$p; i=0;
+	while kill -0 \$p 2>/dev/null && [ \$i -lt 150 ]; do sleep 0.2; i=\$((i + 1)); done"
+DOMU_PERF_TOP="pf=/tmp/prof.data; $PERF_TOP_SH | sed 's/^/@prof /'"
+DOMU_PERF_STOP="$DOMU_PERF_HALT; $DOMU_PERF_TOP"
 # prof_begin REP: around a measured run (bench_measure, 902's
 # blk_measure). In the profiled round, dom0's perf starts and PROF_PRE
 # and PROF_POST hold the domU's shell text that starts perf before the
-# run and prints its @prof lines after; in any other round both are
-# empty and nothing starts.
+# run and stops it after; in any other round both are empty and nothing
+# starts.
 prof_begin() {
 	PROF_PRE="" PROF_POST=""
 	[ "$1" = 0 ] || return 0
-	PROF_PRE="$DOMU_PERF_START;" PROF_POST="$DOMU_PERF_STOP;"
+	PROF_PRE="$DOMU_PERF_START;" PROF_POST="$DOMU_PERF_HALT;"
 	eval "$PERF_UNTHROTTLE"
 	perf record -q -e cpu-clock -F 499 -a -o "$W/prof.data" >/dev/null 2>"$W/prof.data.rec" &
 	PROF_PID=$!
 	sleep 1
 }
-# prof_end SET REP WL OUT: in the profiled round, dom0's perf stopped and
-# both domains' top symbols (the domU's are OUT's @prof lines) recorded.
+# prof_end SET REP WL DOMID: in the profiled round, dom0's perf stopped
+# and both domains' top symbols (the domU's read from its perf.data now)
+# recorded.
 prof_end() {
-	local pf=$W/prof.data
+	local pf=$W/prof.data out
 	[ "$2" = 0 ] || return 0
 	kill -INT "$PROF_PID" 2>/dev/null
 	wait "$PROF_PID"
 	prof_rec "$1" "$3" dom0 "$(eval "$PERF_TOP_SH")"
-	prof_rec "$1" "$3" domu "$(echo "$4" | sed -n 's/^@prof //p')"
+	out=$(domu_must "$4" 60 "$DOMU_PERF_TOP") || exit $?
+	prof_rec "$1" "$3" domu "$(echo "$out" | sed -n 's/^@prof //p')"
 }
 # prof_also_begin REP, prof_also_end SET REP WL: in the profiled round,
 # perf in the other domUs the run crosses too (MEASURE_ALSO: the
