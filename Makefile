@@ -85,8 +85,8 @@ toolstack:
 deb:
 	packaging/deb.sh
 
-# drivers/xen/xfab, Kconfig and Makefile hooks, the compat header reduced
-# to what that tree's kernel needs; into build/kernel-patch/
+# drivers/xen/xfab, Kconfig and Makefile hooks, the compat header
+# force-included as out of tree; into build/kernel-patch/
 kernel-patch:
 	@[ -n "$(KSRC)" ] || { echo "make kernel-patch: set KSRC to a Linux source tree," \
 		"e.g. KSRC=/usr/src/linux-source-6.12" >&2; exit 2; }

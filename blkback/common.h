@@ -35,8 +35,6 @@
 #include <xen/page.h>
 #include <xen/events.h>
 #include <xen/interface/io/blkif.h>
-#define XFAB_COMPAT_BLOCK
-#include "xfab_compat.h"
 #include "xfab_ring.h"
 #include "xfab_kring.h"
 #include "xfab_blkif.h"
@@ -239,9 +237,8 @@ struct xfab_bb_ring {
 
 /* The backing block device, opened for the lifetime of the binding. */
 struct xfab_bb_bdev {
-	struct block_device *bdev;
-	struct file *file;		/* 6.9+: what holds it open */
-	blk_mode_t_compat mode;
+	struct file *file;		/* what holds it open */
+	struct block_device *bdev;	/* file_bdev(file) */
 };
 
 /* One vbd: its disk, its rings, what was negotiated. */

@@ -152,20 +152,26 @@ static int bb_read_mode(struct xfab_bb_dev *dev, bool *write)
 /* The backing device, held open for as long as we are bound to it. */
 static int bb_bdev_open(struct xfab_bb_bdev *b, dev_t devt, bool write)
 {
-	struct block_device *bdev;
+	blk_mode_t mode = BLK_OPEN_READ | (write ? BLK_OPEN_WRITE : 0);
+	struct file *file;
 
-	bdev = xfab_bdev_get(devt, write, &b->file, &b->mode);
-	if (IS_ERR(bdev))
-		return PTR_ERR(bdev);
-	b->bdev = bdev;
+	/*
+	 * Shared (no holder), as the stock backend opens it: dom0 can
+	 * still read a disk it lent.
+	 */
+	file = bdev_file_open_by_dev(devt, mode, NULL, NULL);
+	if (IS_ERR(file))
+		return PTR_ERR(file);
+	b->file = file;
+	b->bdev = file_bdev(file);
 	return 0;
 }
 
 static void bb_bdev_close(struct xfab_bb_bdev *b)
 {
-	if (!b->bdev)
+	if (!b->file)
 		return;
-	xfab_bdev_put(b->bdev, b->file, b->mode);
+	bdev_fput(b->file);
 	b->bdev = NULL;
 	b->file = NULL;
 }

@@ -37,8 +37,6 @@
 #include <xen/page.h>
 #include <xen/events.h>
 #include <xen/interface/io/blkif.h>
-#define XFAB_COMPAT_BLKFRONT
-#include "xfab_compat.h"
 #include "xfab_ring.h"
 #include "xfab_kring.h"
 #include "xfab_ids.h"

@@ -12,22 +12,23 @@ static const struct block_device_operations bf_fops = {
 };
 
 static void bf_limits(const struct xfab_bf_info *info,
-		      struct xfab_disk_limits *l)
+		      struct queue_limits *l)
 {
 	const struct xfab_bf_features *f = &info->feat;
 
 	memset(l, 0, sizeof(*l));
-	l->lbs = f->sector_size;
-	l->pbs = max(f->phys_sector_size, f->sector_size);
+	l->logical_block_size = f->sector_size;
+	l->physical_block_size = max(f->phys_sector_size, f->sector_size);
 	l->max_segments = info->segs;
 	l->max_hw_sectors = info->segs * XFAB_BLK_SECTORS_PER_PAGE;
 	l->max_segment_size = PAGE_SIZE;
-	l->seg_boundary = PAGE_SIZE - 1;
+	l->seg_boundary_mask = PAGE_SIZE - 1;
 	l->dma_alignment = 511;
-	l->write_cache = info->flush_op != 0;
+	if (info->flush_op)
+		l->features |= BLK_FEAT_WRITE_CACHE;
 	if (f->discard) {
 		/* one request: the most a u64 sector count we send can say */
-		l->max_discard_sectors = UINT_MAX >> 9;
+		l->max_hw_discard_sectors = UINT_MAX >> 9;
 		l->discard_granularity = max(f->discard_granularity,
 					     f->sector_size);
 		l->discard_alignment = f->discard_alignment;
@@ -39,7 +40,7 @@ static void bf_limits(const struct xfab_bf_info *info,
 int xfab_bf_disk_add(struct xfab_bf_info *info)
 {
 	struct blk_mq_tag_set *set = &info->tag_set;
-	struct xfab_disk_limits l;
+	struct queue_limits lim;
 	struct gendisk *gd;
 	int err;
 
@@ -55,8 +56,8 @@ int xfab_bf_disk_add(struct xfab_bf_info *info)
 	if (err)
 		return err;
 	info->tag_set_ready = true;
-	bf_limits(info, &l);
-	gd = xfab_alloc_disk(set, &l, info);
+	bf_limits(info, &lim);
+	gd = blk_mq_alloc_disk(set, &lim, info);
 	if (IS_ERR(gd))
 		return PTR_ERR(gd);
 	info->gd = gd;

@@ -39,7 +39,6 @@
 #include <xen/page.h>
 #include <xen/events.h>
 #include <xen/interface/io/netif.h>
-#include "xfab_compat.h"
 #include "xfab_ring.h"
 #include "xfab_kring.h"
 #include "xfab_netif.h"

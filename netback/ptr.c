@@ -34,7 +34,6 @@
  * the queue let go only frees its packet. Module exit waits until every
  * context is gone: a completion runs our code.
  */
-#define XFAB_COMPAT_ZCOPY
 #include <linux/module.h>
 #include <linux/llist.h>
 #include <linux/rcupdate.h>

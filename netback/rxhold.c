@@ -211,7 +211,7 @@ void xfab_nb_rx_hold(struct xfab_nb_queue *q, struct sk_buff_head *round)
 /* Free what waited too long; come back for the rest. */
 void xfab_nb_rx_hold_timer(struct timer_list *t)
 {
-	struct xfab_nb_queue *q = xfab_timer_of(q, t, rx_hold_timer);
+	struct xfab_nb_queue *q = from_timer(q, t, rx_hold_timer);
 	struct sk_buff_head done;
 	struct sk_buff *skb;
 	unsigned long flags, next = 0;

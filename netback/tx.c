@@ -230,7 +230,7 @@ static void tx_note_slots(struct xfab_nb_queue *q, struct xfab_nb_txp *p)
 /* The rate limit's credit came due: look at the ring again. */
 void xfab_nb_rate_timer(struct timer_list *t)
 {
-	struct xfab_nb_queue *q = xfab_timer_of(q, t, rate_timer);
+	struct xfab_nb_queue *q = from_timer(q, t, rate_timer);
 
 	WRITE_ONCE(q->tx_throttled, false);
 	napi_schedule(&q->napi);

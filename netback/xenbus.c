@@ -397,7 +397,7 @@ static void nb_hotplug_changed(struct xenbus_watch *w, const char *path,
 	kfree(s);
 }
 
-static int nb_uevent(XFAB_XENBUS_UEVENT_CONST struct xenbus_device *xdev,
+static int nb_uevent(const struct xenbus_device *xdev,
 		     struct kobj_uevent_env *env)
 {
 	struct nb_backend *be = dev_get_drvdata(&xdev->dev);

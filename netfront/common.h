@@ -30,7 +30,6 @@
 #include <xen/grant_table.h>
 #include <xen/interface/io/ring.h>
 #include <xen/interface/io/netif.h>
-#include "xfab_compat.h"
 #include "xfab_ring.h"
 #include "xfab_kring.h"
 #include "xfab_ids.h"

@@ -152,7 +152,7 @@ int xfab_nf_rx_pool_create(struct xfab_nf_queue *q)
 
 void xfab_nf_refill_timer(struct timer_list *t)
 {
-	struct xfab_nf_queue *q = xfab_timer_of(q, t, refill_timer);
+	struct xfab_nf_queue *q = from_timer(q, t, refill_timer);
 
 	napi_schedule(&q->napi);
 }

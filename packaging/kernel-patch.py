@@ -6,9 +6,9 @@ Usage: packaging/kernel-patch.py KSRC [OUTDIR]
 Writes OUTDIR/xfab-linux-VERSION.patch (OUTDIR: build/kernel-patch), to
 apply with `patch -p1` in KSRC. It adds drivers/xen/xfab/ (the drivers,
 the common/ core they use, Kconfig entries, Makefiles) and hooks it into
-drivers/xen/Kconfig and drivers/xen/Makefile. The compat header is reduced
-to the branches KSRC's kernel takes, judged from KSRC itself (its version
-and the macros it defines), so the tree carries no code for other kernels.
+drivers/xen/Kconfig and drivers/xen/Makefile. The drivers are written
+for 6.12; the compat header that gives older kernels 6.12's names goes in
+as it is, force-included as out of tree (on 6.12 it adds one helper).
 
 Built in, the five share one copy of the common/ core (drivers/xen/xfab/
 common/, linked into vmlinux); as modules each carries its own, as the
@@ -22,14 +22,6 @@ import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DRIVERS = ("netfront", "netback", "blkfront", "blkback", "window")
-# the macros of the target kernel that xfab_compat.h tests, and where the
-# kernel defines them
-FEATURES = {
-    "timer_container_of": "include/linux/timer.h",
-    "BLK_OPEN_READ": "include/linux/blkdev.h",
-    "BLK_FEAT_WRITE_CACHE": "include/linux/blkdev.h",
-}
-
 KCONFIG_HEAD = """\
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 # xfab: Xen paravirtual network and block drivers for appliances. Each
@@ -118,106 +110,6 @@ def kernel_version(ksrc):
     return tuple(parts)
 
 
-def kernel_features(ksrc):
-    have = set()
-    for macro, header in FEATURES.items():
-        path = os.path.join(ksrc, header)
-        if not os.path.isfile(path):
-            die(f"{ksrc}: no {header} (not a Linux source tree?)")
-        if re.search(rf"^\s*#\s*define\s+{macro}\b", read(path), re.M):
-            have.add(macro)
-    return have
-
-
-def kv(a, b, c):
-    return (a << 16) + (b << 8) + min(c, 255)
-
-
-def evaluate(cond, version, have):
-    """True/False for a condition about the kernel; None if it is about
-    something else (an include guard, a driver's own switch)."""
-    cond = cond.strip()
-    m = re.fullmatch(r"LINUX_VERSION_CODE\s*(>=|<|>|<=|==)\s*"
-                     r"KERNEL_VERSION\((\d+),\s*(\d+),\s*(\d+)\)", cond)
-    if m:
-        a, b = kv(*version), kv(int(m.group(2)), int(m.group(3)), int(m.group(4)))
-        return {">=": a >= b, "<": a < b, ">": a > b, "<=": a <= b,
-                "==": a == b}[m.group(1)]
-    m = re.fullmatch(r"(!?)\s*defined\s*\(?\s*(\w+)\s*\)?", cond)
-    if m and m.group(2) in FEATURES:
-        return (m.group(2) in have) != bool(m.group(1))
-    if "LINUX_VERSION_CODE" in cond or any(f in cond for f in FEATURES):
-        die(f"xfab_compat.h: cannot judge '#if {cond}': teach "
-            "packaging/kernel-patch.py this form")
-    return None
-
-
-DIRECTIVE = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|else|endif|error)\b\s*(.*?)\s*(/\*.*)?$")
-
-
-def reduce_compat(text, version, have):
-    """The header with each kernel test resolved: the branch this kernel
-    takes stays (without its #if), the others go. A branch this kernel
-    takes that is an #error ends the patch with its message."""
-    out = []
-    # each open #if: [judged?, this branch on?, a branch taken yet?]
-    stack = []
-
-    def emitting():
-        return all(f[1] for f in stack)
-
-    for ln in text.splitlines():
-        m = DIRECTIVE.match(ln)
-        if not m:
-            if emitting():
-                out.append(ln)
-            continue
-        kind, arg = m.group(1), m.group(2)
-        if kind in ("if", "ifdef", "ifndef"):
-            cond = {"if": arg, "ifdef": f"defined({arg})",
-                    "ifndef": f"!defined({arg})"}[kind]
-            val = evaluate(cond, version, have)
-            if val is None:
-                stack.append([False, True, True])
-                if emitting():
-                    out.append(ln)
-            else:
-                stack.append([True, val, val])
-        elif kind == "elif":
-            if not stack or not stack[-1][0]:
-                die(f"xfab_compat.h: '{ln.strip()}' continues a test that is "
-                    "not about the kernel: cannot reduce it")
-            val = evaluate(arg, version, have)
-            if val is None:
-                die(f"xfab_compat.h: '{ln.strip()}': not about the kernel")
-            top = stack[-1]
-            top[1] = val and not top[2]
-            top[2] = top[2] or val
-        elif kind == "else":
-            if not stack:
-                die("xfab_compat.h: #else without #if")
-            top = stack[-1]
-            if top[0]:
-                top[1], top[2] = not top[2], True
-            elif emitting():
-                out.append(ln)
-        elif kind == "endif":
-            if not stack:
-                die("xfab_compat.h: #endif without #if")
-            judged = stack.pop()[0]
-            if not judged and emitting():
-                out.append(ln)
-        elif kind == "error" and emitting():
-            die("Linux %d.%d.%d: %s" % (version + (arg.strip('"'),)))
-    if stack:
-        die("xfab_compat.h: an #if is not closed")
-    text = "\n".join(out) + "\n"
-    if "LINUX_VERSION_CODE" not in text:
-        text = text.replace("#include <linux/version.h>\n", "")
-    # blank lines left where branches went: at most one in a row
-    return re.sub(r"\n{3,}", "\n\n", text)
-
-
 def core_sources(driver):
     """The common/ sources a driver's core.c brings in."""
     srcs = []
@@ -266,7 +158,8 @@ def driver_makefile(driver, config):
             out.append(f"{name}-y += core.o")
             out.append("endif")
         elif re.match(r"ccflags-y\s*:=", ln):
-            out.append("ccflags-y := -I$(srctree)/drivers/xen/xfab/common")
+            out.append("ccflags-y := -I$(srctree)/drivers/xen/xfab/common \\\n"
+                       "\t-include $(srctree)/drivers/xen/xfab/common/xfab_compat.h")
         elif re.fullmatch(r"ccflags-\$\(XFAB_WERROR\)\s*\+=\s*-Werror", ln):
             continue
         else:
@@ -274,7 +167,7 @@ def driver_makefile(driver, config):
     return "\n".join(out) + "\n"
 
 
-def tree_files(version, have):
+def tree_files():
     """{path in the kernel tree: content} of drivers/xen/xfab."""
     files, all_core, sources = {}, [], []
     for d in DRIVERS:
@@ -288,13 +181,9 @@ def tree_files(version, have):
     core_paths = [os.path.join(TOP, "common", c) for c in all_core]
     for c in sorted(all_core) + sorted(common_headers(sources + core_paths)):
         files[f"drivers/xen/xfab/common/{c}"] = read(os.path.join(TOP, "common", c))
-    compat = "drivers/xen/xfab/common/xfab_compat.h"
-    if compat in files:
-        text = reduce_compat(files[compat], version, have)
-        files[compat] = text.replace(
-            "\n/*\n", "\n/*\n * Reduced by xfab's make kernel-patch for Linux "
-            "%d.%d.%d: the branches that\n * kernel takes, nothing for others.\n *\n"
-            % version, 1)
+    # every driver's Makefile force-includes it, as its Kbuild does
+    files["drivers/xen/xfab/common/xfab_compat.h"] = read(
+        os.path.join(TOP, "common", "xfab_compat.h"))
     objs = " ".join(c[:-2] + ".o" for c in all_core)
     files["drivers/xen/xfab/common/Makefile"] = (
         "# SPDX-License-Identifier: GPL-2.0 OR MIT\n"
@@ -356,17 +245,18 @@ def main():
     if os.path.exists(os.path.join(ksrc, "drivers/xen/xfab")):
         die(f"KSRC={ksrc}: drivers/xen/xfab exists already (patched before?)")
     version = kernel_version(ksrc)
-    have = kernel_features(ksrc)
+    if (6, 5, 0) <= version < (6, 11, 0):
+        die("Linux %d.%d.%d: xfab has no backports for 6.5 to 6.10 (block "
+            "device open, queue limits): use 6.1 to 6.4, or 6.11 and later"
+            % version)
     parts = [udiff(p, old, new) for p, (old, new) in hooks(ksrc).items()]
-    parts += [udiff(p, None, t) for p, t in sorted(tree_files(version, have).items())]
+    parts += [udiff(p, None, t) for p, t in sorted(tree_files().items())]
     vstr = "%d.%d.%d" % version
     # a commit message, then "---": checkpatch and git am read it so
     head = (f"xfab {describe()}: drivers/xen/xfab for Linux {vstr}\n\n"
             "The xfab Xen network and block drivers, with Kconfig entries\n"
             "under Device Drivers > Xen driver support. Written by xfab's\n"
-            "make kernel-patch; apply with patch -p1 in the tree.\n\n"
-            "Kernel macros xfab_compat.h tests, found in this tree:\n"
-            f"{', '.join(sorted(have)) or 'none'}.\n---\n")
+            "make kernel-patch; apply with patch -p1 in the tree.\n---\n")
     os.makedirs(outdir, exist_ok=True)
     out = os.path.join(outdir, f"xfab-linux-{vstr}.patch")
     with open(out, "w") as f:

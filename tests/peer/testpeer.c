@@ -23,7 +23,6 @@
 #include <xen/grant_table.h>
 #include <xen/xenbus.h>
 #include <xen/interface/io/blkif.h>
-#include "xfab_compat.h"
 #include "xfab_ring.h"
 #include "xfab_netif.h"
 #include "xfab_blkif.h"

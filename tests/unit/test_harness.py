@@ -11,6 +11,7 @@ import sys
 import tempfile
 import unittest
 from contextlib import redirect_stdout
+from unittest import mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 spec = importlib.util.spec_from_file_location(
@@ -738,55 +739,79 @@ class StatusCheckTest(unittest.TestCase):
 
 
 class KernelPatchTest(unittest.TestCase):
-    """packaging/kernel-patch.py: the compat header reduced for one
-    kernel, and the drivers' Kbuild in the tree's form."""
+    """packaging/kernel-patch.py and the compat header: drivers written
+    for 6.12 with the header force-included, in and out of tree."""
 
-    def setUp(self):
+    SOURCES = ("netfront", "netback", "blkfront", "blkback", "window",
+               "common", "tests/peer", "tests/hostile", "tests/wnprobe")
+
+    def test_drivers_use_upstream_names(self):
+        # nothing includes the header (Kbuild does), and its one
+        # exception is the only name of its own a driver uses
         with open(os.path.join(HERE, "..", "..", "common", "xfab_compat.h")) as f:
-            self.compat = f.read()
+            compat = f.read()
+        own = set(re.findall(r"^#define\s+((?:xfab|XFAB)_\w+)", compat, re.M))
+        own |= set(re.findall(r"\b(xfab_\w+)\(", compat))
+        self.assertIn("XFAB_ZCOPY_DEFINE", own)
+        used = set()
+        for d in self.SOURCES:
+            top = os.path.join(HERE, "..", "..", d)
+            for f in os.listdir(top):
+                if not f.endswith((".c", ".h")) or f == "xfab_compat.h":
+                    continue
+                with open(os.path.join(top, f)) as fh:
+                    text = fh.read()
+                self.assertIsNone(re.search(r'#\s*include\s*"xfab_compat\.h"', text),
+                                  f"{d}/{f} includes xfab_compat.h")
+                used |= {n for n in own if re.search(rf"\b{n}\b", text)}
+        self.assertEqual(used, {"XFAB_ZCOPY_DEFINE"})
 
-    def reduce(self, version, have):
-        out = kpatch.reduce_compat(self.compat, version, set(have))
-        # what stays is balanced, and no kernel test is left in it
-        self.assertEqual(len(re.findall(r"^#if", out, re.M)),
-                         len(re.findall(r"^#endif", out, re.M)))
-        self.assertNotIn("LINUX_VERSION_CODE", out)
-        self.assertNotIn("#error", out)
-        self.assertIn("#ifdef XFAB_COMPAT_BLOCK", out)
-        return out
+    def test_every_kbuild_force_includes_it(self):
+        for d in self.SOURCES:
+            kb = os.path.join(HERE, "..", "..", d, "Kbuild")
+            if os.path.exists(kb):
+                with open(kb) as f:
+                    self.assertRegex(f.read(), r"-include \$\(src\)/[./]*common/xfab_compat\.h", d)
 
-    def test_debian12(self):
-        out = self.reduce((6, 1, 0), [])
-        self.assertIn("#define XFAB_XENBUS_UEVENT_CONST\n", out)
-        self.assertIn("from_timer(var, t, field)", out)
-        self.assertIn("blkdev_get_by_dev", out)
-        self.assertIn("blk_queue_write_cache", out)
-        self.assertNotIn("bdev_file_open_by_dev(", out)
-        self.assertNotIn("linux/version.h", out)
+    def test_tree_carries_it_verbatim(self):
+        files = kpatch.tree_files()
+        with open(os.path.join(HERE, "..", "..", "common", "xfab_compat.h")) as f:
+            self.assertEqual(files["drivers/xen/xfab/common/xfab_compat.h"], f.read())
+        for d in kpatch.DRIVERS:
+            self.assertIn("-include $(srctree)/drivers/xen/xfab/common/xfab_compat.h",
+                          files[f"drivers/xen/xfab/{d}/Makefile"], d)
 
-    def test_debian13(self):
-        out = self.reduce((6, 12, 117), ["BLK_OPEN_READ", "BLK_FEAT_WRITE_CACHE"])
-        self.assertIn("#define XFAB_XENBUS_UEVENT_CONST const", out)
-        self.assertIn("bdev_file_open_by_dev", out)
-        self.assertIn(".features = l->write_cache", out)
-        self.assertNotIn("blkdev_get_by_dev(", out)
-        self.assertNotIn("timer_container_of(var", out)
+    def fake_tree(self, version):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        os.makedirs(os.path.join(tmp.name, "drivers", "xen"))
+        with open(os.path.join(tmp.name, "Makefile"), "w") as f:
+            f.write("VERSION = %d\nPATCHLEVEL = %d\nSUBLEVEL = %d\n" % version)
+        with open(os.path.join(tmp.name, "drivers/xen/Kconfig"), "w") as f:
+            f.write("menu \"Xen driver support\"\nendmenu\n")
+        with open(os.path.join(tmp.name, "drivers/xen/Makefile"), "w") as f:
+            f.write("obj-y += grant-table.o\n")
+        return tmp.name
 
-    def test_newer_timer_api(self):
-        out = self.reduce((6, 16, 0), ["timer_container_of", "BLK_OPEN_READ",
-                                       "BLK_FEAT_WRITE_CACHE"])
-        self.assertIn("timer_container_of(var, t, field)", out)
-        self.assertNotIn("from_timer(var", out)
+    def make_patch(self, version):
+        ksrc = self.fake_tree(version)
+        out = os.path.join(ksrc, "out")
+        with mock.patch.object(sys, "argv", ["kernel-patch.py", ksrc, out]), \
+                redirect_stdout(io.StringIO()):
+            kpatch.main()
+        with open(os.path.join(out, "xfab-linux-%d.%d.%d.patch" % version)) as f:
+            return f.read()
+
+    def test_patch_for_debian12_and_13(self):
+        for v in ((6, 1, 0), (6, 12, 117)):
+            text = self.make_patch(v)
+            self.assertIn("+++ b/drivers/xen/xfab/common/xfab_compat.h", text)
+            self.assertIn("+obj-$(CONFIG_XFAB)", text)
 
     def test_unsupported_kernel_names_why(self):
         with self.assertRaises(SystemExit) as e:
-            kpatch.reduce_compat(self.compat, (6, 7, 0), {"BLK_OPEN_READ"})
-        self.assertIn("6.5 to 6.8", str(e.exception))
-
-    def test_unknown_kernel_test_refused(self):
-        with self.assertRaises(SystemExit):
-            kpatch.reduce_compat("#if LINUX_VERSION_CODE > 0x60000\n#endif\n",
-                                 (6, 1, 0), set())
+            self.make_patch((6, 7, 0))
+        self.assertIn("6.5 to 6.10", str(e.exception))
 
     def test_driver_makefile(self):
         mk = kpatch.driver_makefile("netfront", "XFAB_NETFRONT")
