@@ -235,15 +235,16 @@ void xfab_nb_queue_disconnect(struct xfab_nb_queue *q)
 	q->counted = false;
 	/* a held notification goes nowhere now; xmit may still arm one */
 	hrtimer_cancel(&q->rx_kick_timer);
-	if (q->rx_irq > 0 && q->rx_irq != q->tx_irq) {
-		unbind_from_irqhandler(q->rx_irq, q);
-		atomic_dec(&xfab_nb_totals.irqs_bound);
-	}
-	if (q->tx_irq > 0) {
-		unbind_from_irqhandler(q->tx_irq, q);
-		atomic_dec(&xfab_nb_totals.irqs_bound);
-	}
-	q->tx_irq = q->rx_irq = 0;
+	/*
+	 * No handler runs from here on, so none schedules NAPI or queues
+	 * the worker again. The irqs stay bound until both have stopped:
+	 * each gives its EOI to our own (masked) irq, never to a number a
+	 * new binding could have taken meanwhile.
+	 */
+	if (q->tx_irq > 0)
+		disable_irq(q->tx_irq);
+	if (q->rx_irq > 0 && q->rx_irq != q->tx_irq)
+		disable_irq(q->rx_irq);
 	if (q->napi_added) {
 		napi_disable(&q->napi);
 		/* After the last poll (which may arm it), before napi goes. */
@@ -263,6 +264,15 @@ void xfab_nb_queue_disconnect(struct xfab_nb_queue *q)
 	xfab_nb_rx_hold_release(q);
 	hrtimer_cancel(&q->rx_kick_timer);
 	q->rx_kick_armed = false;
+	if (q->rx_irq > 0 && q->rx_irq != q->tx_irq) {
+		unbind_from_irqhandler(q->rx_irq, q);
+		atomic_dec(&xfab_nb_totals.irqs_bound);
+	}
+	if (q->tx_irq > 0) {
+		unbind_from_irqhandler(q->tx_irq, q);
+		atomic_dec(&xfab_nb_totals.irqs_bound);
+	}
+	q->tx_irq = q->rx_irq = 0;
 	/* the datapath is stopped: nothing reads the pools any more */
 	xfab_nb_pool_unmap(q, &q->tx_pool);
 	xfab_nb_pool_unmap(q, &q->rx_pool);
