@@ -59,6 +59,7 @@ struct xfab_wn_stats {
 	u64 leave_graces;	/* dom0: kept leave_ms after the peer left */
 	u64 refreshes;		/* remade: the peer's memory grew or shrank */
 	u64 refresh_failed;	/* that remake failed: the old one kept */
+	u64 unmap_failed;	/* pages kept out of use: their PTE stayed */
 };
 
 extern struct xfab_wn_stats xfab_wn_stats;

@@ -275,14 +275,37 @@ static void free_arrays(struct xfab_wn *wn)
 	kfree(wn);
 }
 
-static void unmap_submit(struct xfab_wn *wn, struct mmu_update *req, u32 n)
+/*
+ * Clear a batch of PTEs (entries @idx of the window). Xen stops a batch
+ * at the first update it refuses: that entry is skipped and the rest go
+ * on. A page whose PTE could not be cleared still maps the peer's frame
+ * (and holds a reference on it): it must never go back to the pool,
+ * where its next user would read the peer, so it is dropped from the
+ * window here and kept out of use for good (counted, logged).
+ */
+static void unmap_submit(struct xfab_wn *wn, struct mmu_update *req,
+			 const u32 *idx, u32 n)
 {
-	int done = 0;
+	u32 at = 0;
+	int done;
 
-	if (HYPERVISOR_mmu_update(req, n, &done, DOMID_SELF))
-		pr_err("xfab_window: d%u: %u of %u unmaps failed\n",
-		       wn->peer, n - (u32)done, n);
-	xfab_wn_stats.frames_unmapped += done;
+	while (at < n) {
+		done = 0;
+		if (!HYPERVISOR_mmu_update(req + at, n - at, &done,
+					   DOMID_SELF)) {
+			xfab_wn_stats.frames_unmapped += n - at;
+			return;
+		}
+		xfab_wn_stats.frames_unmapped += done;
+		at += done;
+		if (at >= n)
+			return;
+		pr_err("xfab_window: d%u: the PTE of entry %u stays: its page is kept out of use\n",
+		       wn->peer, idx[at]);
+		wn->pages[idx[at]] = NULL;
+		xfab_wn_stats.unmap_failed++;
+		at++;
+	}
 }
 
 /* Point every entry's PTE at nothing again, then flush the TLBs. */
@@ -291,21 +314,25 @@ static void unmap_ptes(struct xfab_wn *wn)
 	struct mmuext_op flush = { .cmd = MMUEXT_TLB_FLUSH_ALL };
 	struct mmu_update *req = kmalloc_array(MAP_BATCH, sizeof(*req),
 					       GFP_KERNEL | __GFP_NOFAIL);
+	u32 *idx = kmalloc_array(MAP_BATCH, sizeof(*idx),
+				 GFP_KERNEL | __GFP_NOFAIL);
 	u32 i, n = 0;
 
 	for (i = 0; i < wn->idx.n; i++) {
 		if (!wn->pages[i] || pte_maddr(wn->pages[i], &req[n].ptr))
 			continue;
 		req[n].ptr |= MMU_NORMAL_PT_UPDATE;
-		req[n++].val = 0;
+		req[n].val = 0;
+		idx[n++] = i;
 		if (n == MAP_BATCH) {
-			unmap_submit(wn, req, n);
+			unmap_submit(wn, req, idx, n);
 			n = 0;
 		}
 	}
 	if (n)
-		unmap_submit(wn, req, n);
+		unmap_submit(wn, req, idx, n);
 	HYPERVISOR_mmuext_op(&flush, 1, NULL, DOMID_SELF);
+	kfree(idx);
 	kfree(req);
 }
 
