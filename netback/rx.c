@@ -199,7 +199,8 @@ netdev_tx_t xfab_nb_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	/*
 	 * Pages another guest sent by reference (pointer mode) have no
 	 * frame of their own to grant-copy from: a queue without an RX pool
-	 * (a stock frontend) gets a copy. Into a pool, memcpy reads them.
+	 * (a stock frontend) gets a copy. Into a pool, memcpy reads them
+	 * (a buffer outside it: rx_plan_packet copies them then).
 	 */
 	if (!q->rx_pool.n && xfab_nb_ptr_skb(skb) &&
 	    skb_copy_ubufs(skb, GFP_ATOMIC)) {
@@ -472,6 +473,7 @@ static int rx_plan_packet(struct xfab_nb_queue *q, struct xfab_nb_rxp *p,
 {
 	void *pool_va[XFAB_NB_RX_MAX_DATA];	/* per buffer: NULL, a grant */
 	const struct skb_shared_info *sh = skb_shinfo(p->skb);
+	bool granted = false;
 	u32 i, ns, k = 0;
 	int n, idx;
 
@@ -492,9 +494,19 @@ static int rx_plan_packet(struct xfab_nb_queue *q, struct xfab_nb_rxp *p,
 		q->rx_dst[idx] = (struct xfab_seg){ r.gref, 0, XEN_PAGE_SIZE };
 		/* once per buffer; a buffer may take several pieces */
 		pool_va[idx] = xfab_nb_pool_va(&q->rx_pool, r.gref);
+		granted |= !pool_va[idx];
 		p->used[idx] = 0;
 	}
 	q->rx.req_cons += need;
+	/*
+	 * Window pages (another guest's, by reference) have no frame to
+	 * grant-copy from: when a buffer lies outside the guest's pool, the
+	 * packet's frags are copied first. By reference only the head is
+	 * copied, and it is ours.
+	 */
+	if (granted && !p->ref.on && xfab_nb_ptr_skb(p->skb) &&
+	    skb_copy_ubufs(p->skb, GFP_ATOMIC))
+		return -ENOMEM;
 	ns = rx_copy_pieces(q, p);
 	if (ns > XFAB_NB_RX_SRC)
 		return -E2BIG;
