@@ -280,7 +280,10 @@ domu_exec() {
 	esac
 	base=/local/domain/$id/data/xfab
 	seq=$(($(xenstore-read "$base/req") + 1))
-	xenstore-write -R -- "$base/cmd" "$cmd" "$base/req" "$seq"
+	# xenstored keeps at most 2048 bytes in a node: a longer command is
+	# refused here, not left for the timeout
+	xenstore-write -R -- "$base/cmd" "$cmd" "$base/req" "$seq" ||
+		fail "domain $name: xenstore refused the command (${#cmd} bytes): $cmd"
 	# dom0 sleeps in one xenstore-watch until the agent writes "done":
 	# polling it read xenstore every 0.25 s, a process each, 0.1-0.2 s
 	# of dom0 CPU under TCG, for as long as the command ran (which the
