@@ -112,14 +112,19 @@ def size_kib(wl):
     return int(m.group(2)) * (1 if m.group(3) else 1 / 1024)
 
 
+def scenarios(results):
+    """(name, record) for every scenario of the run, in name order."""
+    for path in sorted(glob.glob(os.path.join(results, "scenarios", "*.json"))):
+        with open(path) as f:
+            yield os.path.basename(path)[:-5], json.load(f)
+
+
 def figures(results, pattern):
     """(bench, match, value) for every figure of the run whose name
     PATTERN matches; bench is the scenario's name after its number
     (901-net -> net: which PAIRS apply)."""
-    for path in sorted(glob.glob(os.path.join(results, "scenarios", "*.json"))):
-        with open(path) as f:
-            scen = json.load(f)
-        bench = os.path.basename(path)[:-5].split("-", 1)[-1]
+    for scen_name, scen in scenarios(results):
+        bench = scen_name.split("-", 1)[-1]
         for name, value in scen.get("figures", {}).items():
             m = pattern.match(name)
             if m:
@@ -627,10 +632,7 @@ def run_notes(results):
     that boot's: its sets still compare within one boot), and any that
     did not end PASS (its figures, if any, are partial)."""
     notes = []
-    for path in sorted(glob.glob(os.path.join(results, "scenarios", "*.json"))):
-        with open(path) as f:
-            scen = json.load(f)
-        name = os.path.basename(path)[:-5]
+    for name, scen in scenarios(results):
         first = scen.get("first_boot")
         if first:
             notes.append(f"- {name}: ran again in a fresh boot after an ERROR "

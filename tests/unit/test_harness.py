@@ -832,9 +832,12 @@ class BenchReportTest(unittest.TestCase):
     def tearDown(self):
         self.dir.cleanup()
 
-    def write(self, figures, meta=None, scen="901-net"):
+    def write(self, figures, meta=None, scen="901-net", **fields):
+        """A scenario's results: PASS with FIGURES unless FIELDS say
+        otherwise (status, reason, first_boot)."""
         with open(os.path.join(self.res, "scenarios", scen + ".json"), "w") as f:
-            json.dump({"name": scen, "status": "PASS", "figures": figures}, f)
+            json.dump(dict({"name": scen, "status": "PASS", "figures": figures},
+                           **fields), f)
         if meta:
             with open(os.path.join(self.res, "meta.json"), "w") as f:
                 json.dump(meta, f)
@@ -850,14 +853,9 @@ class BenchReportTest(unittest.TestCase):
         self.write(figs)
         rc, out = self.run_report()
         self.assertNotIn("did not simply pass", out)
-        path = os.path.join(self.res, "scenarios", "901-net.json")
-        with open(path, "w") as f:
-            json.dump({"name": "901-net", "status": "PASS", "figures": figs,
-                       "reason": "ok [second boot]",
-                       "first_boot": {"status": "ERROR", "reason": "domU died"}}, f)
-        with open(os.path.join(self.res, "scenarios", "902-blk.json"), "w") as f:
-            json.dump({"name": "902-blk", "status": "FAIL", "reason": "fio died",
-                       "figures": {}}, f)
+        self.write(figs, reason="ok [second boot]",
+                   first_boot={"status": "ERROR", "reason": "domU died"})
+        self.write({}, scen="902-blk", status="FAIL", reason="fio died")
         rc, out = self.run_report()
         self.assertEqual(rc, 0)
         self.assertIn("- 901-net: ran again in a fresh boot after an ERROR "
