@@ -198,9 +198,11 @@ netdev_tx_t xfab_nb_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	}
 	/*
 	 * Pages another guest sent by reference (pointer mode) have no
-	 * frame of their own to grant-copy from: a queue without an RX pool
-	 * (a stock frontend) gets a copy. Into a pool, memcpy reads them
-	 * (a buffer outside it: rx_plan_packet copies them then).
+	 * frame of their own to grant-copy from. rx_plan_packet copies them
+	 * before any grant copy; a queue without an RX pool (a stock
+	 * frontend) would always need that copy, so it is made here, and
+	 * the sender's slots are answered before the packet waits in the
+	 * backlog. Into a pool, memcpy reads them.
 	 */
 	if (!q->rx_pool.n && xfab_nb_ptr_skb(skb) &&
 	    skb_copy_ubufs(skb, GFP_ATOMIC)) {
