@@ -28,6 +28,8 @@
 #                   of the xfabkick, xfabdefer and xfab block sets
 #   BLK_FE_KARGS    block frontend parameters for every block set, as
 #                   kernel arguments (module.param=value)
+#   NET_BE_KARGS    xfab_netback parameters for every xfab network set,
+#                   as kernel arguments (xfab_netback.lro=0)
 # The full bench (seven rounds of the default sets) is what the report's
 # intervals need, in about 70 minutes on a fast day (docs/bench.md, "How
 # long": parts measured, the whole estimated); --quick is a first look at
@@ -84,6 +86,13 @@ if [ -n "${BLK_FE_KARGS:-}" ]; then
 	[[ "$BLK_FE_KARGS" =~ ^[A-Za-z0-9_.=,\ -]+$ ]] ||
 		bad "BLK_FE_KARGS must be kernel arguments like 'module.param=value' (got '$BLK_FE_KARGS')"
 	envs+=(--env "BLK_FE_KARGS=$BLK_FE_KARGS")
+fi
+if [ -n "${NET_BE_KARGS:-}" ]; then
+	for w in $NET_BE_KARGS; do
+		[[ "$w" =~ ^xfab_netback\.[a-z_]+=[A-Za-z0-9]+$ ]] ||
+			bad "NET_BE_KARGS must be xfab_netback's parameters like 'xfab_netback.lro=0' (got '$w')"
+	done
+	envs+=(--env "NET_BE_KARGS=$NET_BE_KARGS")
 fi
 
 # pointer mode needs the hypervisor with xen-patches/: then every set

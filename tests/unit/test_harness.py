@@ -1073,6 +1073,21 @@ class BenchPairingTest(unittest.TestCase):
                       'domu_id() { echo xl-asked; }; echo "$(bench_id d1) $(bench_id d2)"')
         self.assertEqual(r.stdout.strip(), "7 xl-asked")
 
+    def test_backend_parameters_only_for_the_xfab_sets(self):
+        with tempfile.TemporaryDirectory() as d:
+            for name in ("lro", "ptr_rx_kb"):
+                with open(os.path.join(d, name), "w") as f:
+                    f.write("Y\n")
+            pre = (f'fail() {{ echo "FAIL $*"; exit 1; }}; BENCH_NB_PARAMS={d}; '
+                   'NET_BE_KARGS="xfab_netback.lro=0 xfab_netback.ptr_rx_kb=0 xen_netfront.trusted=0"; ')
+            r = self.bash(pre + 'bench_nb_params stocksafe && cat $BENCH_NB_PARAMS/lro')
+            self.assertEqual(r.stdout.split(), ["Y"], r.stderr)
+            r = self.bash(pre + 'bench_nb_params xfabptr && cat $BENCH_NB_PARAMS/lro $BENCH_NB_PARAMS/ptr_rx_kb')
+            self.assertEqual(r.stdout.split(), ["0", "0"], r.stderr)
+            r = self.bash(pre + 'NET_BE_KARGS=xfab_netback.nosuch=1; bench_nb_params xfab')
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("FAIL NET_BE_KARGS: xfab_netback has no parameter nosuch", r.stdout)
+
     def test_reference_in_every_third_round(self):
         r = self.bash('for r in 0 1 2 3 4 5 6 7 8; do bench_ref_round $r && echo $r; done')
         self.assertEqual(r.stdout.split(), ["1", "4", "7"])
@@ -1251,6 +1266,9 @@ class BenchPairingTest(unittest.TestCase):
                          (("NFS_FILE_MB", "500"), "from 1 to 192"),
                          (("BENCH_PROFILE", "yes"), "BENCH_PROFILE must be 0 or 1"),
                          (("BENCH_MORE", "all"), "BENCH_MORE must be 0 or 1"),
+                         (("NET_BE_KARGS", "lro=0"), "NET_BE_KARGS must be xfab_netback's"),
+                         (("NET_BE_KARGS", "xfab_netback.lro=0 xen_netback.x=1"),
+                          "(got 'xen_netback.x=1')"),
                          (("NFS_RECORDS", "65536"), "does not fit a file of NFS_FILE_MB=32")):
             r = subprocess.run(["bash", self.RUN_SH], capture_output=True, text=True,
                                env={**os.environ, env[0]: env[1]}, timeout=30)

@@ -230,6 +230,23 @@ bench_mod_params() {
 	done
 }
 
+# bench_nb_params SET: for the xfab sets, NET_BE_KARGS
+# (xfab_netback.param=value ...) written into the loaded backend before
+# the set's vifs are made: its defaults for new vifs (lro, ptr_rx_kb,
+# ...), to measure what one feature is worth, or to rule it out. The
+# backend stays loaded from one xfab set to the next, so this sets them
+# again each time (a run that names none leaves the module's defaults).
+BENCH_NB_PARAMS=/sys/module/xfab_netback/parameters
+bench_nb_params() {
+	local p f
+	[ "$(bench_backend "$1")" = xfab_netback ] || return 0
+	for p in $(bench_mod_params xfab_netback ${NET_BE_KARGS:-}); do
+		f=$BENCH_NB_PARAMS/${p%%=*}
+		[ -w "$f" ] || fail "NET_BE_KARGS: xfab_netback has no parameter ${p%%=*} that can be changed while it is loaded"
+		echo "${p#*=}" >"$f" 2>/dev/null || fail "NET_BE_KARGS: xfab_netback refused $p"
+	done
+}
+
 # bench_net_detach NAME: NAME's vifs detached and its frontend unloaded.
 bench_net_detach() {
 	local name=$1 id v
@@ -296,6 +313,7 @@ bench_net_switch() {
 	[ -z "$grouped" ] || must xfabctl group remove $grouped >/dev/null
 	t1=$SECONDS
 	net_use_backend "$(bench_backend "$set")"
+	bench_nb_params "$set"
 	# side by side too: the chain's three took 12-24 s one after the
 	# other, and seven rounds of four sets make 28 swaps a benchmark
 	pids=()
