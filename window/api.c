@@ -13,8 +13,9 @@
  *           the window for the free work (release may run in atomic
  *           context, the unmap sleeps);
  *   unmap   the free work takes the window out of the xarray, waits for
- *           a grace period (a page lookup may still be reading it), and
- *           only then clears its PTEs and gives its pages back.
+ *           a grace period (a page lookup may still be reading it) and
+ *           for its pages' last references (below), and only then
+ *           clears its PTEs and gives its pages back.
  *
  * A draining window stays in the xarray, so a page an skb or a bio
  * still holds is known as a window page until it is unmapped. That is
@@ -38,6 +39,13 @@
 static DEFINE_XARRAY(windows);
 static LLIST_HEAD(to_free);
 static DECLARE_WAIT_QUEUE_HEAD(drained);
+/* drained windows whose pages are still referenced (free work only) */
+static LIST_HEAD(pinned);
+
+/* How often the free work looks at a pinned window again. */
+#define PINNED_RETRY_MS 20
+/* A pinned window is worth a warning (once) after this long. */
+#define PINNED_WARN_SECS 10
 
 struct xfab_wn *xfab_wn_get(u16 peer)
 {
@@ -108,10 +116,59 @@ int xfab_wn_frame_of(struct page *page, u16 *peer, u64 *frame)
 }
 EXPORT_SYMBOL_GPL(xfab_wn_frame_of);
 
+/*
+ * Pages of @wn something still references. A holder's put does not mean
+ * its pages are let go: the kernel runs a zerocopy skb's completion
+ * (whose packet's free puts the window) before it drops the skb's frag
+ * references, maybe after a preemption. Unmapped meanwhile, a page would
+ * go back to the pool and to its next user with a reference that is not
+ * theirs.
+ */
+static u32 pages_in_use(const struct xfab_wn *wn)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < wn->idx.n; i++)
+		n += wn->pages[i] &&
+		     page_ref_count(wn->pages[i]) > wn->ref_base;
+	return n;
+}
+
+/*
+ * Unmap the pinned windows no page of which is referenced any more
+ * (xfab_wn_lock held); true if one is left.
+ */
+static bool unmap_unpinned(void)
+{
+	struct xfab_wn *wn, *tmp;
+	u32 busy;
+
+	list_for_each_entry_safe(wn, tmp, &pinned, pin_link) {
+		busy = pages_in_use(wn);
+		if (busy) {
+			if (time_after(jiffies, wn->drained_at +
+				       PINNED_WARN_SECS * HZ))
+				pr_warn_once("xfab_window: d%u: %u pages still referenced %u s after the window's last holder let go: not unmapped yet\n",
+					     wn->peer, busy, PINNED_WARN_SECS);
+			continue;
+		}
+		list_del(&wn->pin_link);
+		list_del(&wn->list);
+		xfab_wn_stats.windows_draining--;
+		percpu_ref_exit(&wn->ref);
+		xfab_wn_unmap(wn);
+	}
+	return !list_empty(&pinned);
+}
+
+static void free_drained(struct work_struct *work);
+static DECLARE_DELAYED_WORK(free_work, free_drained);
+
 static void free_drained(struct work_struct *work)
 {
 	struct llist_node *all = llist_del_all(&to_free);
 	struct xfab_wn *wn, *tmp;
+	bool left;
 
 	/*
 	 * Only this window: never one made over the same peer since. Its
@@ -131,23 +188,27 @@ static void free_drained(struct work_struct *work)
 	synchronize_rcu();
 	mutex_lock(&xfab_wn_lock);
 	llist_for_each_entry_safe(wn, tmp, all, free_node) {
-		list_del(&wn->list);
-		xfab_wn_stats.windows_draining--;
-		percpu_ref_exit(&wn->ref);
-		xfab_wn_unmap(wn);
+		wn->drained_at = jiffies;
+		list_add_tail(&wn->pin_link, &pinned);
+		if (pages_in_use(wn))
+			xfab_wn_stats.unmap_waited++;
 	}
+	left = unmap_unpinned();
 	mutex_unlock(&xfab_wn_lock);
+	if (left)
+		schedule_delayed_work(&free_work,
+				      msecs_to_jiffies(PINNED_RETRY_MS));
 	wake_up_all(&drained);
 	xfab_wn_resync();
 }
-static DECLARE_WORK(free_work, free_drained);
 
+/* Any context: the last put may come from a completion in softirq. */
 static void release(struct percpu_ref *ref)
 {
 	struct xfab_wn *wn = container_of(ref, struct xfab_wn, ref);
 
 	llist_add(&wn->free_node, &to_free);
-	schedule_work(&free_work);
+	mod_delayed_work(system_wq, &free_work, 0);
 }
 
 /*
@@ -203,5 +264,5 @@ void xfab_wn_wait_drained(void)
 	while (!wait_event_timeout(drained, list_empty_careful(&xfab_wn_draining),
 				   10 * HZ))
 		pr_warn("xfab_window: unload waits for a window still held\n");
-	flush_work(&free_work);
+	flush_delayed_work(&free_work);
 }

@@ -36,6 +36,9 @@ struct xfab_wn {
 	struct list_head list;		/* xfab_wn_list, then xfab_wn_draining */
 	struct percpu_ref ref;		/* publication + holders (api.c) */
 	struct llist_node free_node;	/* drained, waiting for the unmap */
+	struct list_head pin_link;	/* in api.c's pinned: pages in use */
+	unsigned long drained_at;	/* jiffies: its last holder let go */
+	int ref_base;			/* a page's count with no user (map) */
 	u16 peer;			/* the peer's domain id */
 	struct xfab_win idx;		/* peer frame -> entry (common/) */
 	struct page **pages;		/* [idx.n] local pages */
@@ -60,6 +63,7 @@ struct xfab_wn_stats {
 	u64 refreshes;		/* remade: the peer's memory grew or shrank */
 	u64 refresh_failed;	/* that remake failed: the old one kept */
 	u64 unmap_failed;	/* pages kept out of use: their PTE stayed */
+	u64 unmap_waited;	/* unmaps that waited for page references */
 };
 
 extern struct xfab_wn_stats xfab_wn_stats;

@@ -357,6 +357,22 @@ void xfab_wn_unmap(struct xfab_wn *wn)
 	free_arrays(wn);
 }
 
+/*
+ * A page's reference count while no user holds it: the drain (api.c)
+ * waits until every page is back there before the unmap. The most any
+ * page has right after the map, so that a pool handing out pages with
+ * another count can only shorten that wait, never make it endless.
+ */
+static int ref_base(const struct xfab_wn *wn)
+{
+	int base = 1;
+	u32 i;
+
+	for (i = 0; i < wn->idx.n; i++)
+		base = max(base, page_ref_count(wn->pages[i]));
+	return base;
+}
+
 /* A window over all of @peer's memory, or an ERR_PTR. */
 struct xfab_wn *xfab_wn_map(u16 peer)
 {
@@ -393,6 +409,7 @@ struct xfab_wn *xfab_wn_map(u16 peer)
 	}
 	rc = map_all(wn);
 	compact(wn);
+	wn->ref_base = ref_base(wn);
 	if (!rc)
 		rc = xfab_win_index(&wn->idx);
 	if (rc)

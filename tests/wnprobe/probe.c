@@ -16,6 +16,11 @@
  *          as an skb or a bio in flight would. Reading it reads the held
  *          window's first page, which must still be mapped after the
  *          window was dropped. "held D frames F first B", or "held -"
+ *   pin    "PEER": keep a reference on the first page of the window
+ *          over PEER, and none on the window, until "-" (or unload), as
+ *          an skb's frag holds its page for a moment after its packet's
+ *          completion let go of the window. Reading it reads that page,
+ *          which must still be mapped. "pinned D first B", or "pinned -"
  *   want   "PEER": xfab_wn_want(), as a backend asking for pointer mode
  *          would (dom0 maps only what is wanted); the write fails with
  *          its error. "unwant" ends one; unload ends them all.
@@ -38,6 +43,8 @@
 static DEFINE_MUTEX(lock);
 static struct dentry *root;
 static struct xfab_wn *held;
+static struct page *pinned;
+static u16 pinned_peer;
 static u16 wanted[16];		/* wants to undo at unload */
 static unsigned int n_wanted;
 
@@ -162,15 +169,30 @@ static void let_go(void)
 	held = NULL;
 }
 
+/* hold's and pin's argument: 0 and *peer, 1 for "-" (let go only) */
+static int take_keep_arg(char *arg, u16 *peer)
+{
+	if (!strcmp(arg, "-"))
+		return 1;
+	return take_peer(&arg, peer) ? -EINVAL : 0;
+}
+
+static struct page *first_page(const struct xfab_wn *wn)
+{
+	u64 frame;
+
+	return wn && wn->idx.n ? wnprobe_entry(wn, 0, &frame) : NULL;
+}
+
 static int hold(char *arg, char *out)
 {
 	u16 peer;
+	int rc;
 
 	let_go();
-	if (!strcmp(arg, "-"))
-		return 0;
-	if (take_peer(&arg, &peer))
-		return -EINVAL;
+	rc = take_keep_arg(arg, &peer);
+	if (rc)
+		return rc < 0 ? rc : 0;
 	held = xfab_wn_get(peer);
 	return held ? 0 : -ENOENT;
 }
@@ -178,10 +200,8 @@ static int hold(char *arg, char *out)
 /* "hold" reads its window now, not at the write: see the header. */
 static void hold_show(char *out)
 {
-	struct page *pg;
-	u64 frame;
+	struct page *pg = first_page(held);
 
-	pg = held && held->idx.n ? wnprobe_entry(held, 0, &frame) : NULL;
 	if (!pg) {
 		scnprintf(out, OUT_LEN, "held -\n");
 		return;
@@ -189,6 +209,47 @@ static void hold_show(char *out)
 	scnprintf(out, OUT_LEN, "held %u frames %u first %02x\n",
 		  held->peer, held->idx.n,
 		  READ_ONCE(*(u8 *)page_address(pg)));
+}
+
+static void unpin(void)
+{
+	if (pinned)
+		put_page(pinned);
+	pinned = NULL;
+}
+
+static int pin(char *arg, char *out)
+{
+	struct xfab_wn *wn;
+	struct page *pg;
+	u16 peer;
+	int rc;
+
+	unpin();
+	rc = take_keep_arg(arg, &peer);
+	if (rc)
+		return rc < 0 ? rc : 0;
+	wn = xfab_wn_get(peer);
+	if (!wn)
+		return -ENOENT;
+	pg = first_page(wn);
+	if (pg) {
+		get_page(pg);
+		pinned = pg;
+		pinned_peer = peer;
+	}
+	xfab_wn_put(wn);
+	return pg ? 0 : -ENOENT;
+}
+
+static void pin_show(char *out)
+{
+	if (!pinned) {
+		scnprintf(out, OUT_LEN, "pinned -\n");
+		return;
+	}
+	scnprintf(out, OUT_LEN, "pinned %u first %02x\n", pinned_peer,
+		  READ_ONCE(*(u8 *)page_address(pinned)));
 }
 
 static int probe_want(char *arg, char *out)
@@ -244,6 +305,7 @@ static struct probe probes[] = {
 	{ .name = "scan", .run = scan },
 	{ .name = "poke", .run = write_through },
 	{ .name = "hold", .run = hold, .show = hold_show },
+	{ .name = "pin", .run = pin, .show = pin_show },
 	{ .name = "want", .run = probe_want },
 	{ .name = "unwant", .run = probe_unwant },
 	{ .name = "bench", .run = bench },
@@ -332,6 +394,7 @@ static void __exit wnprobe_exit(void)
 	debugfs_remove_recursive(root);
 	mutex_lock(&lock);
 	let_go();
+	unpin();
 	while (n_wanted)
 		xfab_wn_unwant(wanted[--n_wanted]);
 	mutex_unlock(&lock);

@@ -17,6 +17,10 @@
 #     leaves the group is unpublished at once but stays mapped and
 #     readable until let go, and no second window over that peer is
 #     made meanwhile; let go, it is unmapped and made again.
+#   - A page of a window still referenced after the window's last
+#     holder let go (as an skb's frag is, for a moment after its
+#     packet's completion) keeps the dropped window mapped, its page
+#     readable, until that reference goes; then it is unmapped.
 #   - `group remove` drops both windows, `group add` makes them again
 #     (with max_total_x=1 in d2, d2 maps nothing of d1 and says why).
 #   - Destroying a member while the other holds its window drops that
@@ -166,6 +170,27 @@ domu_must d2 30 "echo - >$P/hold" >/dev/null || exit $?
 wait_for 30 d2_draining 0 || fail "d2's window over d1 still draining after it was let go"
 wait_windows
 
+# d2 keeps a reference on a page of its window over d1, none on the
+# window, while d1 leaves: the window drains but is not unmapped (the
+# page stays readable) until the page is let go
+d2_waited() { [ "$(stat_of d2 unmap_waited)" = "$1" ]; }
+waited=$(stat_of d2 unmap_waited)
+[ -n "$waited" ] || fail "d2's xfab_window has no unmap_waited counter"
+domu_must d2 30 "echo $d1 >$P/pin" >/dev/null || exit $?
+must xfabctl group remove d1
+wait_for 30 no_window d2 "$d1" || fail "d2 still publishes its window over d1 after group remove"
+wait_for 30 d2_waited $((waited + 1)) ||
+	fail "d2 unmapped its window over d1 under a page reference (unmap_waited $(stat_of d2 unmap_waited), draining $(stat_of d2 windows_draining))"
+sleep 1
+d2_draining 1 || fail "d2's window over d1, one page still referenced, is not draining: $(stat_of d2 windows_draining)"
+out=$(domu_must d2 30 "cat $P/pin") || exit $?
+log "d2 pins a page of d1's dropped window: $out"
+echo "$out" | grep -q "^pinned $d1 first " || fail "d2 cannot read the page it pinned: $out"
+domu_must d2 30 "echo - >$P/pin" >/dev/null || exit $?
+wait_for 30 d2_draining 0 || fail "d2's window over d1 still draining after its page was let go"
+must xfabctl group add app d1
+wait_windows
+
 # out of the group: both windows go; back in: both come again, but
 # first with d2 bounded to map at most its own RAM in all (max_total_x
 # 1): d1's 512 MiB and the slack of a scan are past that, so d2 maps
@@ -221,4 +246,4 @@ mapped=$(echo "$out" | awk '$1 == "frames_mapped" { print $2 }')
 unmapped=$(echo "$out" | awk '$1 == "frames_unmapped" { print $2 }')
 [ "${mapped:-0}" -gt 0 ] && [ "$mapped" = "$unmapped" ] ||
 	fail "dom0 mapped $mapped frames over its windows' lives and unmapped $unmapped"
-pass "windows of $frames frames made in ${ms} ms; 1024/1024 planted pages intact both ways, every page tagged; write faults; a held window outlives its drop until let go; dom0 maps a member only when asked and while it is one; dropped on remove and on the peer's death, which then went away whole"
+pass "windows of $frames frames made in ${ms} ms; 1024/1024 planted pages intact both ways, every page tagged; write faults; a held window, or one page of it, outlives its drop until let go; dom0 maps a member only when asked and while it is one; dropped on remove and on the peer's death, which then went away whole"
