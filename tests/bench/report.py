@@ -541,16 +541,32 @@ def cost_rows(summary, labels, intro):
          for wl, metric in keys])
 
 
-def machine_record(results):
+def read_meta(results):
     try:
         with open(os.path.join(results, "meta.json")) as f:
-            m = json.load(f)
+            return json.load(f)
     except (OSError, ValueError):
+        return None
+
+
+def machine_record(results):
+    m = read_meta(results)
+    if m is None:
         return "unknown (no meta.json)"
     return (f"Xen {m.get('xen', '?')}, kernel {m.get('kernel', '?')}, "
             f"{m.get('qemu', '?')}, {m.get('vcpus', '?')} vCPUs, "
             f"{m.get('memory_mb', '?')} MiB, {m.get('accel', '?')} "
             f"(cpu {m.get('cpu_model', '?')})")
+
+
+def settings_notes(results):
+    """The settings run.sh passed to the scenarios, so that a run with
+    a feature turned off (NET_BE_KARGS=xfab_netback.lro=0, say) does not
+    read as the defaults."""
+    env = (read_meta(results) or {}).get("env") or {}
+    if not env:
+        return []
+    return ["Settings: " + ", ".join(f"{k}={v}" for k, v in sorted(env.items())), ""]
 
 
 def size_plot(plt, summary, path, kinds, unit, xlabel):
@@ -655,7 +671,7 @@ def main(argv):
         json.dump(runs, f, indent=1)
     summary = summarize(runs)
     md = (table(summary, machine_record(results), headline(runs),
-                run_notes(results)) + nfs_fraction(runs)
+                settings_notes(results) + run_notes(results)) + nfs_fraction(runs)
           + profiles(load_profiles(results)))
     made = plots(summary, results, headline_rows(runs))
     md += "\n" + (made if isinstance(made, str) else

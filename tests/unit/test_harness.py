@@ -863,6 +863,18 @@ class BenchReportTest(unittest.TestCase):
         self.assertIn("- 902-blk: FAIL (fio died): its figures are partial", out)
         self.assertNotIn("901-net: PASS", out)
 
+    def test_settings_said(self):
+        figs = {"b.stock.1.tcp_stream_16K.mbit": 100,
+                "b.xfab.1.tcp_stream_16K.mbit": 150}
+        self.write(figs, {"xen": "4.20"})
+        rc, out = self.run_report()
+        self.assertNotIn("Settings:", out)
+        self.write(figs, {"xen": "4.20", "env": {"NET_BE_KARGS": "xfab_netback.lro=0",
+                                                 "BENCH_REPEATS": "40"}})
+        rc, out = self.run_report()
+        self.assertEqual(rc, 0)
+        self.assertIn("Settings: BENCH_REPEATS=40, NET_BE_KARGS=xfab_netback.lro=0", out)
+
     def test_medians_spread_and_ratio(self):
         figs = {}
         for rep, (st, xf) in enumerate([(100, 150), (110, 120), (90, 300)], 1):

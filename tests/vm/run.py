@@ -9,7 +9,8 @@ and writes a results directory:
 
   serial.log             Xen, dom0 and (prefixed) domU consoles
   channel.log            the raw results channel
-  meta.json              machine record: Xen, kernel, QEMU, CPU, vCPUs, memory
+  meta.json              machine record: Xen, kernel, QEMU, CPU, vCPUs, memory,
+                         and the settings passed with --env
   scenarios/NNN-x.json   status, seconds, reason, figures, offending lines
   summary.txt            one screen; also printed
   rerun/                 the second boot of --rerun-errors, same layout
@@ -634,7 +635,8 @@ def main():
              "vcpus": args.vcpus, "memory_mb": args.memory,
              "image": os.path.basename(image),
              "hypervisor": args.xen or "the image's (Debian's)",
-             "dom0_root": "xfab .debs installed (DKMS)" if args.dkms else "the image's"}
+             "dom0_root": "xfab .debs installed (DKMS)" if args.dkms else "the image's",
+             "env": dict(args.env)}
     chan, verdict = boot(image, results, args, args.scenarios)
     if args.rerun_errors and died_before_scenarios(chan):
         why = early_death(chan, verdict)
