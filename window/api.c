@@ -134,11 +134,20 @@ static u32 pages_in_use(const struct xfab_wn *wn)
 	return n;
 }
 
+/* A drained window no page of which is referenced (xfab_wn_lock held). */
+static void unmap_drained(struct xfab_wn *wn)
+{
+	list_del(&wn->list);
+	xfab_wn_stats.windows_draining--;
+	percpu_ref_exit(&wn->ref);
+	xfab_wn_unmap(wn);
+}
+
 /*
  * Unmap the pinned windows no page of which is referenced any more
- * (xfab_wn_lock held); true if one is left.
+ * (xfab_wn_lock held).
  */
-static bool unmap_unpinned(void)
+static void unmap_unpinned(void)
 {
 	struct xfab_wn *wn, *tmp;
 	u32 busy;
@@ -153,12 +162,8 @@ static bool unmap_unpinned(void)
 			continue;
 		}
 		list_del(&wn->pin_link);
-		list_del(&wn->list);
-		xfab_wn_stats.windows_draining--;
-		percpu_ref_exit(&wn->ref);
-		xfab_wn_unmap(wn);
+		unmap_drained(wn);
 	}
-	return !list_empty(&pinned);
 }
 
 static void free_drained(struct work_struct *work);
@@ -184,16 +189,25 @@ static void free_drained(struct work_struct *work)
 		if (cur && cur != wn && rcu_access_pointer(cur->older) == wn)
 			RCU_INIT_POINTER(cur->older, NULL);
 	}
-	/* lookups that found a window before its erase are done after this */
-	synchronize_rcu();
+	/*
+	 * Lookups that found a window before its erase are done after this;
+	 * a retry for pinned windows alone erased nothing.
+	 */
+	if (all)
+		synchronize_rcu();
 	mutex_lock(&xfab_wn_lock);
+	unmap_unpinned();
+	/* each new one's pages looked at once: unmapped now, or pinned */
 	llist_for_each_entry_safe(wn, tmp, all, free_node) {
+		if (!pages_in_use(wn)) {
+			unmap_drained(wn);
+			continue;
+		}
 		wn->drained_at = jiffies;
 		list_add_tail(&wn->pin_link, &pinned);
-		if (pages_in_use(wn))
-			xfab_wn_stats.unmap_waited++;
+		xfab_wn_stats.unmap_waited++;
 	}
-	left = unmap_unpinned();
+	left = !list_empty(&pinned);
 	mutex_unlock(&xfab_wn_lock);
 	if (left)
 		schedule_delayed_work(&free_work,
