@@ -453,6 +453,65 @@ qdisc pfifo_fast 0: parent :1 bands 3 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1
         self.assertEqual(rc, 1)
 
 
+class StockVerdictTest(unittest.TestCase):
+    """hostile.sh's hostile_record holds a stock driver's verdict to
+    HS_STOCK: a first word other than the one expected is reported by
+    hostile_stock_off, and so is a case with no expected outcome; the
+    xfab drivers' verdicts go their own way."""
+
+    def record(self, *calls):
+        import subprocess
+        guest = os.path.join(HERE, "..", "vm", "guest")
+        body = "; ".join(f"hostile_record {c}" for c in calls)
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(f"{d}/out")
+            r = subprocess.run(
+                ["bash", "-c", f'. "{guest}/lib.sh"; . "{guest}/hostile.sh"; '
+                 f'stock_splats() {{ :; }}; {body}; echo "off=[$(hostile_stock_off)] bad=[$bad]"'],
+                capture_output=True, text=True, timeout=30,
+                env={**os.environ, "W": d, "XFAB": d, "XFAB_SCEN": "t"})
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        return r.stdout.strip().splitlines()[-1]
+
+    def test_as_measured_is_quiet(self):
+        self.assertEqual(self.record("xen-blkback refuse_flood 'bad 9000 answered'",
+                                     "xen-netback valid 'ok okay=256'",
+                                     "xen-netback pool_hog 'n/a: no pools'",
+                                     "xen-blkback close_inflight 'bad detach took 5100 ms'",
+                                     "xen-blkback close_inflight 'ok detach_ms=1600'"),
+                         "off=[] bad=[]")
+
+    def test_a_stock_driver_doing_otherwise_is_reported(self):
+        out = self.record("xen-blkback refuse_flood 'ok rate=100/s'",
+                          "xen-netfront tx_peek 'ok 3000 frames read whole'")
+        self.assertIn("xen-blkback refuse_flood: ok, expected bad (ok rate=100/s);", out)
+        self.assertIn("xen-netfront tx_peek: ok, expected bad", out)
+        self.assertIn("bad=[]", out)
+
+    def test_a_case_without_expectation_is_reported(self):
+        out = self.record("xen-netback new_case 'ok fine'")
+        self.assertIn("xen-netback new_case: no expected outcome in HS_STOCK", out)
+
+    def test_xfab_verdicts_are_not_held_to_the_table(self):
+        out = self.record("xfab_blkback refuse_flood 'bad 9000 answered'")
+        self.assertEqual(out, "off=[] bad=[ refuse_flood: 9000 answered]")
+
+    def test_every_stock_case_has_an_expected_outcome(self):
+        # the cases check-full runs against the stock drivers (050's full
+        # lists, 051's stock pair) all have a row
+        scen = os.path.join(HERE, "..", "vm", "scenarios")
+        with open(os.path.join(HERE, "..", "vm", "guest", "hostile.sh")) as f:
+            rows = set(re.findall(r"^\t\[([a-z_-]+\.[a-z_]+)\]=", f.read(), re.M))
+        with open(os.path.join(scen, "050-hostile-frontend.sh")) as f:
+            s = f.read()
+        vbd = re.search(r'VBD_CASES=\$\(hostile_cases "([^"]+)"', s).group(1).split()
+        vif = re.search(r'VIF_CASES=\$\(hostile_cases "([^"]+)"', s).group(1).split()
+        want = {f"xen-blkback.{c}" for c in vbd} | {f"xen-netback.{c}" for c in vif}
+        want |= {"xen-blkfront.stale_read", "xen-blkfront.ring_keep",
+                 "xen-netfront.tx_peek", "xen-netfront.tx_null", "xen-netfront.rx_ref"}
+        self.assertEqual(sorted(want - rows), [])
+
+
 class Tcp8Test(unittest.TestCase):
     """net.sh's net_tcp8 against a stand-in iperf3: all 8 streams must
     have delivered data at the receiver; the rate is a figure."""

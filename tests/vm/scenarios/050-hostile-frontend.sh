@@ -12,7 +12,8 @@
 #   each: the detach completes through xenwatch, the backend device is
 #   gone and xfab_blkback holds nothing. xfab_blkback must also answer as
 #   a defended backend does, each case with the counter that says why;
-#   the stock column is recorded from the same boot. Control: with
+#   the stock column, from the same boot, must be what check-full
+#   measured before (HS_STOCK in hostile.sh). Control: with
 #   refuse_rate=0 the refusal bound must catch xfab_blkback (the check
 #   can fail: without the bound it answered 35,000 refusals/s).
 #   Kept read-only mappings (ro_writes: a frontend announcing relaxed
@@ -69,7 +70,7 @@
 #   with the counter that says why (no_rx: its backlog dropped on a
 #   stall although the queue never stopped; rx_trickle: frames kept
 #   coming, none in error, and at least 3 stalls ended); the stock
-#   column is recorded from the same boot.
+#   column, from the same boot, must be what HS_STOCK says.
 #   LRO: the guest sends two consecutive TCP segments of one flow in one
 #   push to a MAC nobody has, once a broadcast from the bridge reached
 #   it; xenbr0 floods them to hsveth0, one end of a veth pair with TSO
@@ -266,7 +267,9 @@ domu_destroy h1 >/dev/null
 msg=""
 [ -n "$bad_blk" ] && msg="xfab_blkback:$bad_blk"
 [ -n "$bad" ] && msg="${msg:+$msg; }xfab_netback:$bad"
+off=$(hostile_stock_off)
+[ -n "$off" ] && msg="${msg:+$msg; }$off"
 [ -z "$msg" ] || fail "$msg"
 nb=$(echo $BLK_BACKENDS | wc -w)
 nn=$(echo $NET_BACKENDS | wc -w)
-pass "hostile frontends: $(echo $VBD_CASES | wc -w) vbd cases x $nb backend(s), $(echo $VIF_CASES | wc -w) vif cases x $nn backend(s) each survived; the xfab backends answered each as defended${BLK_PART:+, control caught}"
+pass "hostile frontends: $(echo $VBD_CASES | wc -w) vbd cases x $nb backend(s), $(echo $VIF_CASES | wc -w) vif cases x $nn backend(s) each survived; the xfab backends answered each as defended${BLK_PART:+, control caught}$(hostile_cases "; the stock backends as docs/hostile.md says" "")"

@@ -58,7 +58,8 @@
 #   never touched; vif hotplug script hs-vif-hotplug, no bridge) <->
 #   domU g1 (the frontends under test, no vif at boot), xvdb or one vif
 #   attached per case. make check runs the xfab frontends without
-#   ring_keep; check-full both pairs, and ring_keep (HOSTILE_FULL).
+#   ring_keep; check-full both pairs, and ring_keep (HOSTILE_FULL); the
+#   stock pair's verdicts must be what HS_STOCK (hostile.sh) says.
 . /xfab/guest/lib.sh
 . /xfab/guest/blk.sh
 . /xfab/guest/hostile.sh
@@ -230,5 +231,7 @@ must rmmod xfab_hostile
 hostile_backend_done
 hostile_table xen-blkfront xfab_blkfront stale_read ro_keep $(hostile_cases ring_keep "")
 hostile_table xen-netfront xfab_netfront tx_peek tx_null rx_ref
-[ -z "$bad" ] || fail "xfab frontends:$bad"
+off=$(hostile_stock_off)
+[ -z "$bad" ] || fail "xfab frontends:$bad${off:+; $off}"
+[ -z "$off" ] || fail "$off"
 pass "hostile backends: xfab_blkfront showed the backend no old data ($(hostile_cases "stale_read, ring_keep" stale_read)) and kept no more grants than its bound while they were mapped; xfab_netfront showed it only what it sent and disabled the vif on RSP_NULL data answers and on a reference it never asked for; stock: ${TABLE[xen-blkfront.stale_read]:-not run}, ${TABLE[xen-netfront.tx_peek]:-not run}"
