@@ -326,6 +326,17 @@ bench_net_switch() {
 		wait "$p" || exit $?
 	done
 	log "$set: drivers swapped in $((SECONDS - t0)) s (detach $((t1 - t0)) s)"
+	bench_wn_stats
+}
+
+# dom0's window counters, after each swap: the windows dropped, those
+# still draining, and how often an unmap waited for a page something
+# still referenced (unmap_waited): what dom0's oops hunt needs to know
+# of the turns before it (docs/bench.md, "Results so far").
+bench_wn_stats() {
+	local f=/sys/kernel/debug/xfab_window/stats
+	[ -r $f ] || return 0
+	log "window: $(awk '$1 ~ /^(windows_made|windows_dropped|windows_draining|unmap_waited|unmap_wait_max_ms)$/ { printf "%s %s ", $1, $2 }' $f)"
 }
 
 # bench_net_ready SET NAME: NAME (booted as SET) has the set's drivers
