@@ -254,11 +254,13 @@ hv_drip_watch() {
 	done
 }
 
-# hv_drip_start BACKEND DEV: the flood (as rx_trickle's) and, for
-# xfab_netback, its limits for the case and the watch of its backlog.
-# An xfab_netback without rx_drain_ms (one from before packets aged out)
-# runs the case all the same, to be judged bad.
-hv_drip_start() {
+# hv_drip_params BACKEND: xfab_netback's limits for the case, before the
+# vif is attached: a queue's timer is armed when its backlog starts,
+# with the limits of that moment, so a write after the attach may only
+# count from its next look (up to the 10 s before). An xfab_netback
+# without rx_drain_ms (one from before packets aged out) runs the case
+# all the same, to be judged bad.
+hv_drip_params() {
 	local k
 	trap hv_drip_restore EXIT
 	if [ "$1" = xfab_netback ]; then
@@ -273,6 +275,13 @@ hv_drip_start() {
 			log "rx_drip: xfab_netback has no rx_drain_ms: nothing ages"
 		fi
 		echo "$HV_DRIP_STALL" >$HV_DRIP_PARAMS/rx_stall_secs
+	fi
+}
+
+# hv_drip_start BACKEND DEV: the flood (as rx_trickle's) and, for
+# xfab_netback, the watch of its backlog.
+hv_drip_start() {
+	if [ "$1" = xfab_netback ]; then
 		mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 		echo "0 0" >"$HV_DRIP_OUT"
 		hv_drip_watch "$2" &
@@ -338,6 +347,12 @@ hostile_vif() {
 	run=$(hostile_arm vif $c $secs) || exit $?
 	log "hostile vif: $c against $be (run $run)"
 	case $c in lro_*) hv_lro_start $c ;; esac
+	# the backend's limits for the case before the attach (hv_drip_params)
+	if [ $c = rx_trickle ] && [ "$be" = xfab_netback ]; then
+		st0=$(cat $stp)
+		echo 1 >$stp
+	fi
+	[ $c = rx_drip ] && hv_drip_params "$be"
 	must timeout 60 xl network-attach h1 mac=00:16:3e:00:00:09 bridge=xenbr0 >/dev/null
 	wait_for 30 sh -c "ls /sys/class/net | grep -q '^vif$id\.'" || fail "$c against $be: no vif in dom0"
 	dev=$(ls /sys/class/net | grep "^vif$id\." | head -n 1)
@@ -355,10 +370,6 @@ hostile_vif() {
 	esac
 	if [ $c = rx_trickle ]; then
 		u0=$(hv_unstalls "$dev")
-		if [ "$be" = xfab_netback ]; then
-			st0=$(cat $stp)
-			echo 1 >$stp
-		fi
 		xfab-spray xenbr0 10000000 1000 0 >/dev/null 2>&1 &
 		spray=$!
 	fi
