@@ -162,6 +162,9 @@ static void unmap_unpinned(void)
 			continue;
 		}
 		list_del(&wn->pin_link);
+		xfab_wn_stats.unmap_wait_max_ms =
+			max_t(u64, xfab_wn_stats.unmap_wait_max_ms,
+			      jiffies_to_msecs(jiffies - wn->drained_at));
 		unmap_drained(wn);
 	}
 }

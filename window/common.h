@@ -64,6 +64,8 @@ struct xfab_wn_stats {
 	u64 refresh_failed;	/* that remake failed: the old one kept */
 	u64 unmap_failed;	/* pages kept out of use: their PTE stayed */
 	u64 unmap_waited;	/* unmaps that waited for page references */
+	/* the longest such wait: a release in flight, or a real holder? */
+	u64 unmap_wait_max_ms;
 };
 
 extern struct xfab_wn_stats xfab_wn_stats;

@@ -35,13 +35,14 @@ static int stats_show(struct seq_file *m, void *v)
 		   "map_errors %llu\ndrop_left %llu\ndrop_dead %llu\n"
 		   "list_refused %llu\ntoo_big %llu\nwindows_draining %llu\n"
 		   "want_refused %llu\nleave_graces %llu\nrefreshes %llu\n"
-		   "refresh_failed %llu\nunmap_failed %llu\nunmap_waited %llu\n",
+		   "refresh_failed %llu\nunmap_failed %llu\nunmap_waited %llu\n"
+		   "unmap_wait_max_ms %llu\n",
 		   s->windows_made, s->windows_dropped, s->frames_mapped,
 		   s->frames_unmapped, s->map_calls, s->map_errors,
 		   s->drop_left, s->drop_dead, s->list_refused, s->too_big,
 		   s->windows_draining, s->want_refused, s->leave_graces,
 		   s->refreshes, s->refresh_failed, s->unmap_failed,
-		   s->unmap_waited);
+		   s->unmap_waited, s->unmap_wait_max_ms);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);

@@ -20,7 +20,8 @@
 #   - A page of a window still referenced after the window's last
 #     holder let go (as an skb's frag is, for a moment after its
 #     packet's completion) keeps the dropped window mapped, its page
-#     readable, until that reference goes; then it is unmapped.
+#     readable, until that reference goes; then it is unmapped, and
+#     unmap_wait_max_ms says how long it waited (a second or more).
 #   - `group remove` drops both windows, `group add` makes them again
 #     (with max_total_x=1 in d2, d2 maps nothing of d1 and says why).
 #   - Destroying a member while the other holds its window drops that
@@ -188,6 +189,9 @@ log "d2 pins a page of d1's dropped window: $out"
 echo "$out" | grep -q "^pinned $d1 first " || fail "d2 cannot read the page it pinned: $out"
 domu_must d2 30 "echo - >$P/pin" >/dev/null || exit $?
 wait_for 30 d2_draining 0 || fail "d2's window over d1 still draining after its page was let go"
+# the wait is counted as long as it was: the page was held a second or more
+max=$(stat_of d2 unmap_wait_max_ms)
+[ "${max:-0}" -ge 1000 ] || fail "d2's longest unmap wait is ${max:-missing} ms: the pinned page was held over a second"
 must xfabctl group add app d1
 wait_windows
 
