@@ -397,15 +397,15 @@ class DomuExecTest(unittest.TestCase):
         self.assertEqual(r.stdout.split(), ["hello", "rc=3"], r.stderr)
 
 
-def run_net_sh(d, stub, call):
-    """lib.sh and net.sh sourced in bash with W and XFAB in d (d/out made
-    here), the shell text stub first, then call; returns the process and
-    the figures it recorded ("" for none)."""
+def run_guest_sh(d, stub, call, helpers="net.sh"):
+    """lib.sh and the guest helpers file sourced in bash with W and XFAB
+    in d (d/out made here), the shell text stub first, then call;
+    returns the process and the figures it recorded ("" for none)."""
     import subprocess
     os.makedirs(f"{d}/out", exist_ok=True)
     guest = os.path.join(HERE, "..", "vm", "guest")
     r = subprocess.run(
-        ["bash", "-c", f'. "{guest}/lib.sh"; . "{guest}/net.sh"; {stub}; {call}'],
+        ["bash", "-c", f'. "{guest}/lib.sh"; . "{guest}/{helpers}"; {stub}; {call}'],
         capture_output=True, text=True, timeout=30,
         env={**os.environ, "W": d, "XFAB": d, "XFAB_SCEN": "t"})
     figs = ""
@@ -435,7 +435,7 @@ qdisc pfifo_fast 0: parent :1 bands 3 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1
         with tempfile.TemporaryDirectory() as d:
             with open(f"{d}/tc.out", "w") as f:
                 f.write(self.MQ.format(a=a, b=b))
-            r, figs = run_net_sh(d, f'tc() {{ cat "{d}/tc.out"; }}',
+            r, figs = run_guest_sh(d, f'tc() {{ cat "{d}/tc.out"; }}',
                                  'net_queues_used vif3.0 to_domu; echo judged')
             return r.returncode, r.stdout, figs
 
@@ -460,16 +460,11 @@ class StockVerdictTest(unittest.TestCase):
     xfab drivers' verdicts go their own way."""
 
     def record(self, *calls):
-        import subprocess
-        guest = os.path.join(HERE, "..", "vm", "guest")
         body = "; ".join(f"hostile_record {c}" for c in calls)
         with tempfile.TemporaryDirectory() as d:
-            os.makedirs(f"{d}/out")
-            r = subprocess.run(
-                ["bash", "-c", f'. "{guest}/lib.sh"; . "{guest}/hostile.sh"; '
-                 f'stock_splats() {{ :; }}; {body}; echo "off=[$(hostile_stock_off)] bad=[$bad]"'],
-                capture_output=True, text=True, timeout=30,
-                env={**os.environ, "W": d, "XFAB": d, "XFAB_SCEN": "t"})
+            r, _ = run_guest_sh(d, "stock_splats() { :; }",
+                                f'{body}; echo "off=[$(hostile_stock_off)] bad=[$bad]"',
+                                helpers="hostile.sh")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         return r.stdout.strip().splitlines()[-1]
 
@@ -529,7 +524,7 @@ class Tcp8Test(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             with open(f"{d}/iperf.out", "w") as f:
                 f.write(self.OUT.format(streams=streams))
-            r, figs = run_net_sh(
+            r, figs = run_guest_sh(
                 d, f'iperf3() {{ cat "{d}/iperf.out"; }}; timeout() {{ shift; "$@"; }}',
                 'net_tcp8 dom0_to_domu; echo judged')
             return r.returncode, r.stdout, figs
