@@ -213,6 +213,32 @@ HV_TRICKLE_SECS=${HV_TRICKLE_SECS:-12}
 # buffers again after a stall (xfab_netback, one per stall ended).
 hv_unstalls() { dmesg | grep -c "$1: queue [0-9]*: guest posts RX buffers again"; }
 
+# ---- xfab_netback's parameters for one vif case ----
+# hv_param NAME VALUE: set one of xfab_netback's parameters for the case,
+# its value before kept (the first time) for hv_param_restore. Cases set
+# them before the vif attaches: a queue's timers keep the limits they
+# were armed with. The caller traps EXIT to hv_param_restore (or to a
+# function that calls it), so that a case that fails leaves none of its
+# settings to the scenarios after it.
+HV_PARAMS=/sys/module/xfab_netback/parameters
+HV_SAVED=""
+hv_param() {
+	case " $HV_SAVED " in
+	*" $1="*) ;;
+	*) HV_SAVED="$HV_SAVED $1=$(cat $HV_PARAMS/$1)" ;;
+	esac
+	echo "$2" >$HV_PARAMS/$1 || fail "xfab_netback refused $1=$2"
+}
+
+hv_param_restore() {
+	local kv
+	for kv in $HV_SAVED; do
+		echo "${kv#*=}" >"$HV_PARAMS/${kv%%=*}"
+	done
+	HV_SAVED=""
+	trap - EXIT
+}
+
 # ---- rx_drip: a guest that posts a few RX buffers now and then ----
 # HV_DRIP_SECS: the case's length, a round every 2.5 s: two rounds in make
 # check; in check-full long enough that the stock backend's drain timeout
@@ -230,8 +256,7 @@ fi
 # must be bad (rxr_drop_aged 0).
 HV_DRIP_DRAIN_MS=${HV_DRIP_DRAIN_MS:-1000}
 HV_DRIP_STALL=${HV_DRIP_STALL:-6}
-HV_DRIP_PARAMS=/sys/module/xfab_netback/parameters
-HV_DRIP_SAVED="" HV_DRIP_SPRAY="" HV_DRIP_WATCH="" HV_DRIP_OUT=$W/hs-drip.out
+HV_DRIP_SPRAY="" HV_DRIP_WATCH="" HV_DRIP_OUT=$W/hs-drip.out
 
 # hv_drip_watch DEV: every 0.25 s until killed, how long the oldest
 # packet xfab_netback holds for DEV has waited (oldest_ms in its queues'
@@ -261,21 +286,14 @@ hv_drip_watch() {
 # without rx_drain_ms (one from before packets aged out) runs the case
 # all the same, to be judged bad.
 hv_drip_params() {
-	local k
 	trap hv_drip_restore EXIT
-	if [ "$1" = xfab_netback ]; then
-		for k in rx_drain_ms rx_stall_secs; do
-			[ -e $HV_DRIP_PARAMS/$k ] &&
-				HV_DRIP_SAVED="$HV_DRIP_SAVED $k=$(cat $HV_DRIP_PARAMS/$k)"
-		done
-		if [ -e $HV_DRIP_PARAMS/rx_drain_ms ]; then
-			echo "$HV_DRIP_DRAIN_MS" >$HV_DRIP_PARAMS/rx_drain_ms ||
-				fail "rx_drip: xfab_netback refused rx_drain_ms=$HV_DRIP_DRAIN_MS"
-		else
-			log "rx_drip: xfab_netback has no rx_drain_ms: nothing ages"
-		fi
-		echo "$HV_DRIP_STALL" >$HV_DRIP_PARAMS/rx_stall_secs
+	[ "$1" = xfab_netback ] || return 0
+	if [ -e $HV_PARAMS/rx_drain_ms ]; then
+		hv_param rx_drain_ms "$HV_DRIP_DRAIN_MS"
+	else
+		log "rx_drip: xfab_netback has no rx_drain_ms: nothing ages"
 	fi
+	hv_param rx_stall_secs "$HV_DRIP_STALL"
 }
 
 # hv_drip_start BACKEND DEV: the flood (as rx_trickle's) and, for
@@ -293,17 +311,13 @@ hv_drip_start() {
 
 # hv_drip_restore: the flood and the watch stop, the limits come back.
 hv_drip_restore() {
-	local kv p
+	local p
 	for p in $HV_DRIP_SPRAY $HV_DRIP_WATCH; do
 		kill "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done
 	HV_DRIP_SPRAY="" HV_DRIP_WATCH=""
-	for kv in $HV_DRIP_SAVED; do
-		echo "${kv#*=}" >"$HV_DRIP_PARAMS/${kv%%=*}"
-	done
-	HV_DRIP_SAVED=""
-	trap - EXIT
+	hv_param_restore
 }
 
 # hv_drip_stop BACKEND DEV: as hv_drip_restore, and into HB: DEV's
@@ -335,8 +349,7 @@ hv_drip_stop() {
 # the bridge's broadcast address (the guest sends when one reaches it);
 # after the report, the capture's counts (hv_lro_collect).
 hostile_vif() {
-	local be=$1 c=$2 run id dev devid secs=$HS_SECS k ping="" spray="" u0=0 st0
-	local stp=/sys/module/xfab_netback/parameters/rx_stall_secs
+	local be=$1 c=$2 run id dev devid secs=$HS_SECS k ping="" spray="" u0=0
 	local -A ctr
 	HS=() HB=()
 	stock_mark
@@ -347,10 +360,10 @@ hostile_vif() {
 	run=$(hostile_arm vif $c $secs) || exit $?
 	log "hostile vif: $c against $be (run $run)"
 	case $c in lro_*) hv_lro_start $c ;; esac
-	# the backend's limits for the case before the attach (hv_drip_params)
+	# the backend's limits for the case before the attach (hv_param)
 	if [ $c = rx_trickle ] && [ "$be" = xfab_netback ]; then
-		st0=$(cat $stp)
-		echo 1 >$stp
+		trap hv_param_restore EXIT
+		hv_param rx_stall_secs 1
 	fi
 	[ $c = rx_drip ] && hv_drip_params "$be"
 	must timeout 60 xl network-attach h1 mac=00:16:3e:00:00:09 bridge=xenbr0 >/dev/null
@@ -380,7 +393,7 @@ hostile_vif() {
 		kill $spray 2>/dev/null
 		wait $spray 2>/dev/null
 		HB[unstalls]=$(($(hv_unstalls "$dev") - u0))
-		[ "$be" = xfab_netback ] && echo "$st0" >$stp
+		[ "$be" = xfab_netback ] && hv_param_restore
 	fi
 	case $c in lro_*) hv_lro_collect ;; esac
 	if [ -n "$ping" ]; then
@@ -418,17 +431,7 @@ hostile_vif() {
 # pool_grants_total = what the backend held before + a's bound + one
 # pool, so the second (b) maps one pool and the backend's bound refuses
 # the rest. Restored on the way out, whatever happens.
-HV_HOG_PARAMS=/sys/module/xfab_netback/parameters
-HV_HOG_SAVED="" HV_HOG_DEVS=""
-
-hv_hog_restore() {
-	local kv
-	for kv in $HV_HOG_SAVED; do
-		echo "${kv#*=}" >"$HV_HOG_PARAMS/${kv%%=*}"
-	done
-	HV_HOG_SAVED=""
-	trap - EXIT
-}
+HV_HOG_DEVS=""
 
 # hv_hog_attach X DOMID: attach vif X (a, b) running pool_hog, wait for
 # its report; HB gets X_<field> of the report, X_dev, X_pages (the pool
@@ -467,27 +470,24 @@ hv_hog_attach() {
 # set), nq, pages, held (the backend's pool_pages with both attached),
 # grants (its pool budget then), and each vif's fields (hv_hog_attach).
 hostile_pool_hog() {
-	local id k dev t0
+	local id dev t0
 	HS=() HB=()
 	stock_mark
 	id=$(domu_id h1)
-	HB[nq]=$(cat $HV_HOG_PARAMS/max_queues) HB[pages]=$(cat $HV_HOG_PARAMS/pool_pages)
+	HB[nq]=$(cat $HV_PARAMS/max_queues) HB[pages]=$(cat $HV_PARAMS/pool_pages)
 	t0=$(backend_total xfab_netback pool_grants)
 	HB[vmax]=$(((2 * HB[nq] - 1) * HB[pages]))
 	HB[tmax]=$((${t0:-0} + HB[vmax] + HB[pages]))
-	trap hv_hog_restore EXIT
-	for k in pool_grants_per_vif pool_grants_total; do
-		[ -e "$HV_HOG_PARAMS/$k" ] && HV_HOG_SAVED="$HV_HOG_SAVED $k=$(cat $HV_HOG_PARAMS/$k)"
-	done
-	echo "${HB[vmax]}" >$HV_HOG_PARAMS/pool_grants_per_vif
-	echo "${HB[tmax]}" >$HV_HOG_PARAMS/pool_grants_total
+	trap hv_param_restore EXIT
+	hv_param pool_grants_per_vif "${HB[vmax]}"
+	hv_param pool_grants_total "${HB[tmax]}"
 	log "pool_hog: ${HB[nq]} queues x 2 pools x ${HB[pages]} pages per vif; pool_grants_per_vif=${HB[vmax]} pool_grants_total=${HB[tmax]} (${t0:-0} held before)"
 	HV_HOG_DEVS=""
 	hv_hog_attach a "$id"
 	hv_hog_attach b "$id"
 	HB[held]=$(backend_total xfab_netback pool_pages)
 	HB[grants]=$(backend_total xfab_netback pool_grants)
-	hv_hog_restore
+	hv_param_restore
 	for dev in $HV_HOG_DEVS; do
 		timeout 90 xl network-detach h1 "${dev#*.}" >/dev/null 2>&1 ||
 			fail "pool_hog against $1: network-detach of $dev did not finish"
