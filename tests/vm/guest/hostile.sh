@@ -264,6 +264,8 @@ HV_DRIP_SPRAY="" HV_DRIP_WATCH="" HV_DRIP_OUT=$W/hs-drip.out
 # but sleep: a process per read costs 0.1-0.2 s under TCG.
 hv_drip_watch() {
 	local max=0 n=0 f line v
+	# a kill lands between two samples, never in a write of HV_DRIP_OUT
+	trap 'exit 0' TERM
 	while :; do
 		for f in /sys/kernel/debug/xfab_netback/"$1"-q*; do
 			while read -r line; do
