@@ -76,6 +76,8 @@ static void unmap_queue(struct xfab_bb_ring *ring, unsigned int nr,
 /* Unmap the nr operations queued; their pages go back to the cache. */
 static void unmap_batch(struct xfab_bb_ring *ring, unsigned int nr)
 {
+	unsigned int ok;
+
 	if (!nr)
 		return;
 	xfab_bb_inc(ring, unmap_calls);
@@ -85,9 +87,13 @@ static void unmap_batch(struct xfab_bb_ring *ring, unsigned int nr)
 				   nr);
 		return;
 	}
-	xfab_bb_add(ring, grant_unmaps, nr);
-	atomic_long_sub(nr, &xfab_bb_totals.grants_mapped);
-	gnttab_page_cache_put(&ring->page_cache, ring->batch_pages, nr);
+	ok = xfab_unmapped(ring->unmap_ops, ring->batch_pages, nr);
+	if (ok < nr)
+		pr_err_ratelimited("xfab_blkback: Xen kept %u of %u grants mapped: their pages stay out of use\n",
+				   nr - ok, nr);
+	xfab_bb_add(ring, grant_unmaps, ok);
+	atomic_long_sub(ok, &xfab_bb_totals.grants_mapped);
+	gnttab_page_cache_put(&ring->page_cache, ring->batch_pages, ok);
 }
 
 /* Grants unmapped per hypercall when mappings are dropped in bulk. */

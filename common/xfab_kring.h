@@ -69,4 +69,24 @@ static inline void xfab_ring_pages_free(void **vaddr, unsigned int nr_pages,
 	*vaddr = NULL;
 }
 
+/*
+ * After gnttab_unmap_refs() said 0: that only means Xen read the batch.
+ * It may still have refused single operations (a stale handle, a PTE
+ * that changed), and such a page still maps the peer's frame: given
+ * back, its next user (a window, another backend's grant map) would get
+ * the peer's memory, or make Xen crash dom0 when it replaces the entry.
+ * Moves the pages whose unmap took to the front of pages[] and returns
+ * how many; the caller keeps the others out of use for good.
+ */
+static inline unsigned int xfab_unmapped(const struct gnttab_unmap_grant_ref *ops,
+					 struct page **pages, unsigned int nr)
+{
+	unsigned int i, ok = 0;
+
+	for (i = 0; i < nr; i++)
+		if (ops[i].status == GNTST_okay)
+			pages[ok++] = pages[i];
+	return ok;
+}
+
 #endif /* XFAB_KRING_H */

@@ -112,10 +112,12 @@ static int nb_pool_read_dir(struct xfab_nb_queue *q, grant_ref_t dir,
 	return 0;
 }
 
-/* Unmap nr pages; they go back only if Xen let go of every one. */
+/* Unmap nr pages; a page goes back only if Xen let go of it. */
 static void nb_pool_unmap_batch(struct gnttab_unmap_grant_ref *ops,
 				struct page **pages, u32 nr)
 {
+	u32 ok;
+
 	if (!nr)
 		return;
 	if (gnttab_unmap_refs(ops, NULL, pages, nr)) {
@@ -123,8 +125,12 @@ static void nb_pool_unmap_batch(struct gnttab_unmap_grant_ref *ops,
 				   nr);
 		return;
 	}
-	atomic_sub(nr, &xfab_nb_totals.pool_pages);
-	gnttab_free_pages(nr, pages);
+	ok = xfab_unmapped(ops, pages, nr);
+	if (ok < nr)
+		pr_err_ratelimited("xfab_netback: Xen kept %u of %u pool pages mapped: they stay out of use\n",
+				   nr - ok, nr);
+	atomic_sub(ok, &xfab_nb_totals.pool_pages);
+	gnttab_free_pages(ok, pages);
 }
 
 /*
