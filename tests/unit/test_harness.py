@@ -691,6 +691,32 @@ class RunConfTest(unittest.TestCase):
                 run.env_pair(bad)
 
 
+class QemuTest(unittest.TestCase):
+    """tests/vm/qemu.sh: the testbed runs only on QEMU 8.0 or later
+    (docs/testbed.md, "CPU model"); one picked by hand is checked."""
+
+    def qemu_sh(self, version):
+        with tempfile.TemporaryDirectory() as d:
+            fake = os.path.join(d, "qemu-system-x86_64")
+            with open(fake, "w") as f:
+                f.write(f"#!/bin/sh\necho 'QEMU emulator version {version} (test)'\n")
+            os.chmod(fake, 0o755)
+            env = dict(os.environ, XFAB_QEMU=fake, XFAB_CACHE=d)
+            out = subprocess.run([os.path.join(HERE, "..", "vm", "qemu.sh")],
+                                 capture_output=True, text=True, env=env)
+            return out.returncode, out.stdout.replace(fake, "FAKE"), out.stderr
+
+    def test_new_enough_is_taken(self):
+        rc, out, _ = self.qemu_sh("10.0.2")
+        self.assertEqual((rc, out), (0, "FAKE -\n"))
+        self.assertEqual(self.qemu_sh("8.0.0")[:2], (0, "FAKE -\n"))
+
+    def test_qemu_7_is_refused_with_the_reason(self):
+        rc, out, err = self.qemu_sh("7.2.22")
+        self.assertEqual((rc, out), (1, ""))
+        self.assertIn("8.0 or later", err)
+
+
 class SourcingTest(unittest.TestCase):
     """Each scenario sources the helper files whose functions it calls:
     one that calls a net.sh or blk.sh function without sourcing the file

@@ -10,7 +10,9 @@ for p in $pkgs; do
 	dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
 		missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+# a QEMU the testbed can run on (qemu.sh): fetched once if this host's is too old
+qemu() { "$(dirname "$0")/qemu.sh" >/dev/null; }
+[ -z "$missing" ] && { qemu; exit; }
 if [ "$(id -u)" != 0 ]; then
 	echo "deps.sh: missing packages:$missing; run as root (or apt-get install them)" >&2
 	exit 1
@@ -19,4 +21,5 @@ echo "[deps] installing:$missing"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
 apt-get install -y -q --no-install-recommends $missing
+qemu
 echo "[deps] done"

@@ -97,8 +97,9 @@ DEFAULT_SCENARIOS = numbered(SCENARIO_DIR, soaks=False)
 # read-only, so no driver can plant one. "exc_debug_kernel": a
 # single-step trap in kernel mode with no debugger attached (seen under
 # TCG in kmalloc, with TF, DF and NT all set in the interrupted kernel
-# context, until CPU_MODEL dropped CMPXCHG16B): corrupted CPU state,
-# which no driver can cause for another task's kernel context. An
+# context, by QEMU 7.2's cmpxchg16b; qemu.sh now gives 8.0 or later):
+# corrupted CPU state, which no driver can cause for another task's
+# kernel context. An
 # oops whose "Modules linked in:" list is empty: a kernel that had loaded
 # no module yet, so none of ours and no frontend (modules here; a domU's
 # built-in xenbus core watches a backend only once a frontend driver
@@ -134,16 +135,13 @@ SCEN_START = re.compile(r"xfab-run: === (\d{3}-[^\s:]+)\s*$")
 DOM0_KERNEL = re.compile(r"^\[\s*\d+\.\d+\] ")
 XFAB_MODULES = re.compile(r"Modules linked in:.*\bxfab_")
 # QEMU's CPU model. Nehalem: with "max" nested guests corrupt memory
-# (docs/testbed.md). Without CMPXCHG16B: under QEMU 7.2's TCG a guest's
-# flags now and then came back from that instruction with garbage in
-# them (TF, DF, NT and reserved bits set; by our reading its helper
-# takes the old flags from a stale record of the last flag-setting
-# operation); the next interrupt saved them and the guest kernel took a
-# single-step trap (exc_debug_kernel), or ran on with DF set and
-# corrupted memory. Seen in three domUs on 2026-11-27, each time just
-# after SLUB's per-CPU cmpxchg16b. Xen needs the instruction only for
-# an IOMMU, Linux not at all (it emulates the per-CPU form).
-CPU_MODEL = "Nehalem,-cx16"
+# (docs/testbed.md). With CMPXCHG16B: without it Linux emulates SLUB's
+# per-CPU cmpxchg16b with pushf/cli/popf, and in a Xen PV kernel cli
+# masks nothing (Xen emulates it as a no-op), so dom0's and the domUs'
+# slab allocators raced their own interrupts: dom0's oops of 2026-11-28
+# to 29 (docs/bench.md). QEMU 7.2 gets that instruction's flags wrong,
+# so qemu.sh gives a QEMU of 8.0 or later.
+CPU_MODEL = "Nehalem"
 # xpti=false: QEMU's Nehalem model does not claim immunity to Meltdown,
 # so Xen would isolate the page tables of every PV guest and switch them
 # at each guest kernel entry and exit; each switch flushes QEMU's software
@@ -232,8 +230,23 @@ def make_run_disk(image, workdir, args, scenarios):
     return img
 
 
+def find_qemu():
+    """The QEMU binary and its data directory (None: its own), from
+    qemu.sh: 8.0 or later, fetched once on a host whose QEMU is older
+    (docs/testbed.md, "CPU model")."""
+    out = subprocess.run([os.path.join(HERE, "qemu.sh")], stdout=subprocess.PIPE,
+                         text=True)
+    if out.returncode != 0 or len(out.stdout.split()) != 2:
+        sys.exit("run.py: no QEMU the testbed can run on (tests/vm/qemu.sh said why)")
+    binary, data = out.stdout.split()
+    return binary, (None if data == "-" else data)
+
+
+QEMU = None     # (binary, data directory or None), found once by main()
+
+
 def qemu_version():
-    out = subprocess.run(["qemu-system-x86_64", "--version"],
+    out = subprocess.run([QEMU[0], "--version"],
                          stdout=subprocess.PIPE, text=True).stdout
     return out.splitlines()[0] if out else "unknown"
 
@@ -261,8 +274,9 @@ def qemu_cmd(image, workdir, results, vcpus, mem_mb, xen=None, rootfs=None):
     sh(["qemu-img", "create", "-q", "-f", "qcow2", scratch, "4G"])
     # A comma inside the multiboot module command line must be doubled.
     dom0 = f"{image}/vmlinuz {DOM0_CMDLINE} {DOM0_EXTRA}".strip().replace(",", ",,")
+    datadir = ["-L", QEMU[1]] if QEMU[1] else []
     return [
-        "qemu-system-x86_64", "-machine", "pc",
+        QEMU[0], *datadir, "-machine", "pc",
         "-accel", "tcg,thread=multi,tb-size=1024", "-cpu", CPU_MODEL,
         "-smp", str(vcpus), "-m", str(mem_mb),
         "-display", "none", "-vga", "none", "-monitor", "none", "-parallel", "none", "-no-reboot", "-nic", "none",
@@ -625,6 +639,8 @@ def main():
         if not re.fullmatch(r"\d{3}", s):
             sys.exit(f"run.py: bad scenario '{s}': give three-digit numbers, e.g. 001")
 
+    global QEMU
+    QEMU = find_qemu()
     results = os.path.join(args.results, args.tag + "-" + time.strftime("%Y%m%d-%H%M%S"))
     os.makedirs(results)
     log(f"results in {results}")
