@@ -10,7 +10,10 @@
  *     the kernel,
  *   - grants a page to dom0 read-only and revokes the grant,
  *   - registers a xenbus frontend driver (for a device type no toolstack
- *     creates, so it never binds).
+ *     creates, so it never binds),
+ *   - checks that the per-CPU 128-bit cmpxchg SLUB relies on is atomic
+ *     against interrupts here (cx.c): a testbed where it is not corrupts
+ *     its kernels' slab caches.
  * The outcome is in /sys/module/xfab_testpeer/parameters/report. It will
  * grow into the hostile peer that feeds bad rings to the drivers.
  */
@@ -26,6 +29,7 @@
 #include "xfab_ring.h"
 #include "xfab_netif.h"
 #include "xfab_blkif.h"
+#include "testpeer.h"
 
 static char report[160];
 module_param_string(report, report, sizeof(report), 0444);
@@ -141,6 +145,7 @@ static bool registered;
 static int __init testpeer_init(void)
 {
 	int ring_bad, grant, reg = -ENODEV;
+	char cx[32];
 
 	if (!xen_domain())
 		return -ENODEV;
@@ -149,9 +154,11 @@ static int __init testpeer_init(void)
 	grant = grant_check();
 	reg = xenbus_register_frontend(&testpeer_driver);
 	registered = reg == 0;
-	snprintf(report, sizeof(report), "xen=%s dom0=%d ring=%s grant=%d xenbus=%d",
+	/* the testbed's own soundness: its slab allocators need this */
+	xfab_tp_cx_check(cx, sizeof(cx));
+	snprintf(report, sizeof(report), "xen=%s dom0=%d ring=%s grant=%d xenbus=%d cx=%s",
 		 xen_pv_domain() ? "pv" : "hvm", xen_initial_domain() ? 1 : 0,
-		 ring_bad ? "bad" : "ok", grant, reg);
+		 ring_bad ? "bad" : "ok", grant, reg, cx);
 	pr_info("xfab_testpeer: %s\n", report);
 	return 0;
 }
