@@ -30,6 +30,9 @@
 #                   kernel arguments (module.param=value)
 #   NET_BE_KARGS    xfab_netback parameters for every xfab network set,
 #                   as kernel arguments (xfab_netback.lro=0)
+#   BENCH_SWEEP     1: at each network driver swap, make dom0's skb
+#                   caches hand out their free objects (the oops hunt,
+#                   docs/bench.md; adds about 10 s per swap)
 # The full bench (seven rounds of the default sets) is what the report's
 # intervals need, in about 70 minutes on a fast day (docs/bench.md, "How
 # long": parts measured, the whole estimated); --quick is a first look at
@@ -77,7 +80,7 @@ envs=(--env "BENCH_SECS=$secs" --env "BENCH_REPEATS=$reps" --env "BENCH_SIZES=$s
 # bench.sh and dom0-run.sh test it for being non-empty
 [ "${BENCH_PROFILE:-0}" = 1 ] && envs+=(--env BENCH_PROFILE=1)
 [ "$more" = 1 ] && envs+=(--env BENCH_MORE=1)
-for k in BENCH_KICK_US BENCH_DEFER BENCH_FLUSH_NS BLK_POLL_US; do
+for k in BENCH_KICK_US BENCH_DEFER BENCH_FLUSH_NS BLK_POLL_US BENCH_SWEEP; do
 	[ -n "${!k:-}" ] || continue
 	[[ "${!k}" =~ ^[0-9]+$ ]] || bad "$k must be a number (got '${!k}')"
 	envs+=(--env "$k=${!k}")

@@ -295,6 +295,7 @@ bench_net_attach() {
 bench_net_switch() {
 	local set=$1 d n ip t0=$SECONDS t1 p pids=() grouped="" vifs
 	shift
+	bench_sweep "turn over, before $set"
 	# side by side: one after the other, two domUs took 10 s to detach
 	for d in "$@"; do
 		bench_net_detach "${d%%,*}" &
@@ -311,7 +312,14 @@ bench_net_switch() {
 		xenstore-read "/local/domain/$n/xfab/group" >/dev/null 2>&1 && grouped="$grouped $n"
 	done
 	[ -z "$grouped" ] || must xfabctl group remove $grouped >/dev/null
+	bench_sweep "detached, for $set"
 	t1=$SECONDS
+	# a sweep between xfab_netback's unload and the stock backend's load
+	if [ "${BENCH_SWEEP:-0}" = 1 ] && [ "$(bench_backend "$set")" != xfab_netback ] &&
+		lsmod | grep -q "^xfab_netback "; then
+		must rmmod xfab_netback
+		bench_sweep "xfab_netback unloaded, for $set"
+	fi
 	net_use_backend "$(bench_backend "$set")"
 	bench_nb_params "$set"
 	# side by side too: the chain's three took 12-24 s one after the
@@ -327,6 +335,15 @@ bench_net_switch() {
 	done
 	log "$set: drivers swapped in $((SECONDS - t0)) s (detach $((t1 - t0)) s)"
 	bench_wn_stats
+}
+
+# bench_sweep WHERE: with BENCH_SWEEP=1, make dom0's skb caches hand out
+# most of their free objects now (guest/slab_sweep.py), so that a free
+# object written after its free oopses dom0 at this checkpoint rather
+# than at the next flood: the hunt for dom0's oops (docs/bench.md).
+bench_sweep() {
+	[ "${BENCH_SWEEP:-0}" = 1 ] || return 0
+	log "$(python3 "$XFAB/guest/slab_sweep.py" "$1" 2>&1)"
 }
 
 # dom0's window counters, after each swap: the windows dropped, those
